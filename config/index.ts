@@ -1,0 +1,149 @@
+/**
+ * The one typed configuration object, built from the environment once at start.
+ * A bad value stops the process with a message naming the variable
+ * (see ../../shared/contracts/provisioning.md for the defaults).
+ */
+import { Ajv } from 'ajv';
+
+export type NodeEnv = 'development' | 'test' | 'production';
+
+export interface Config {
+  nodeEnv: NodeEnv;
+  port: number;
+  databaseUrl: string;
+  redisUrl: string;
+  offerResponseWindowMs: number;
+  offerMaxOpenMs: number;
+  requestTimeoutMs: number;
+  webhookTimeoutMs: number;
+  loginRateLimit: number;
+  loginRateWindowS: number;
+  jwtSecret: string;
+  jwtExpiresIn: string;
+  integritySecret: string;
+  queuePrefix: string;
+  bodyLimit: string;
+  logLevel: string;
+  /** average speed (km/h) used to estimate arrival time from a distance (decisions D2) */
+  averageSpeedKmh: number;
+  /** search radius for technicians (km); wider for priority (guardian SI) offers (D8) */
+  searchRadiusKm: number;
+  prioritySearchRadiusKm: number;
+  /** fixed identity of the service operator in the acceptance notification (spec 6.1) */
+  gestorId: string;
+  gestorDni: string;
+  /** legacy variant of the acceptance notification (spec 6.1), by the legacy central's tax id */
+  legacyCentralNit: string | null;
+  legacyGestorId: string;
+  legacyGestorDni: string;
+  legacyCheckDigit: string;
+  /** geocoder adapter (D9) */
+  geocoder: 'gazetteer' | 'nominatim' | 'google';
+  nominatimUrl: string;
+  googleGeocodingKey: string;
+  geocoderTimeoutMs: number;
+  /** how many times a state notification (D12) is tried before it is given up */
+  notificationAttempts: number;
+  notificationBackoffMs: number;
+}
+
+interface VarSpec {
+  key: keyof Config;
+  type: 'string' | 'integer' | 'number';
+  default?: string | number | null;
+  enum?: string[];
+  minimum?: number;
+  pattern?: string;
+  /** required when NODE_ENV is production */
+  requiredInProduction?: boolean;
+}
+
+const DEV_ONLY_SECRET = 'development-only-secret-change-me';
+
+const VARS: Record<string, VarSpec> = {
+  NODE_ENV: { key: 'nodeEnv', type: 'string', default: 'development', enum: ['development', 'test', 'production'] },
+  PORT: { key: 'port', type: 'integer', default: 3000, minimum: 0 },
+  DATABASE_URL: { key: 'databaseUrl', type: 'string', default: 'postgres://postgres@127.0.0.1:5432/broker', pattern: '^postgres(ql)?://' },
+  REDIS_URL: { key: 'redisUrl', type: 'string', default: 'redis://127.0.0.1:6379', pattern: '^rediss?://' },
+  OFFER_RESPONSE_WINDOW_MS: { key: 'offerResponseWindowMs', type: 'integer', default: 30000, minimum: 1 },
+  OFFER_MAX_OPEN_MS: { key: 'offerMaxOpenMs', type: 'integer', default: 900000, minimum: 1 },
+  REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', type: 'integer', default: 60000, minimum: 1 },
+  WEBHOOK_TIMEOUT_MS: { key: 'webhookTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
+  LOGIN_RATE_LIMIT: { key: 'loginRateLimit', type: 'integer', default: 5, minimum: 1 },
+  LOGIN_RATE_WINDOW_S: { key: 'loginRateWindowS', type: 'integer', default: 900, minimum: 1 },
+  JWT_SECRET: { key: 'jwtSecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true },
+  JWT_EXPIRES_IN: { key: 'jwtExpiresIn', type: 'string', default: '8h', pattern: '^[0-9]+[smhd]$' },
+  INTEGRITY_SECRET: { key: 'integritySecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true },
+  QUEUE_PREFIX: { key: 'queuePrefix', type: 'string', default: 'bull', pattern: '^[A-Za-z0-9_-]+$' },
+  BODY_LIMIT: { key: 'bodyLimit', type: 'string', default: '1mb', pattern: '^[0-9]+(b|kb|mb)$' },
+  LOG_LEVEL: { key: 'logLevel', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+  AVERAGE_SPEED_KMH: { key: 'averageSpeedKmh', type: 'number', default: 30, minimum: 1 },
+  SEARCH_RADIUS_KM: { key: 'searchRadiusKm', type: 'number', default: 15, minimum: 0 },
+  PRIORITY_SEARCH_RADIUS_KM: { key: 'prioritySearchRadiusKm', type: 'number', default: 30, minimum: 0 },
+  GESTOR_ID: { key: 'gestorId', type: 'string', default: 'BROKER' },
+  GESTOR_DNI: { key: 'gestorDni', type: 'string', default: '900000000' },
+  LEGACY_CENTRAL_NIT: { key: 'legacyCentralNit', type: 'string', default: null },
+  LEGACY_GESTOR_ID: { key: 'legacyGestorId', type: 'string', default: 'BROKER-LEGACY' },
+  LEGACY_GESTOR_DNI: { key: 'legacyGestorDni', type: 'string', default: '900000001' },
+  LEGACY_CHECK_DIGIT: { key: 'legacyCheckDigit', type: 'string', default: '0', pattern: '^[0-9]$' },
+  GEOCODER: { key: 'geocoder', type: 'string', default: 'gazetteer', enum: ['gazetteer', 'nominatim', 'google'] },
+  NOMINATIM_URL: { key: 'nominatimUrl', type: 'string', default: 'http://127.0.0.1:8080' },
+  GOOGLE_GEOCODING_KEY: { key: 'googleGeocodingKey', type: 'string', default: '' },
+  GEOCODER_TIMEOUT_MS: { key: 'geocoderTimeoutMs', type: 'integer', default: 5000, minimum: 1 },
+  NOTIFICATION_ATTEMPTS: { key: 'notificationAttempts', type: 'integer', default: 8, minimum: 1 },
+  NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
+};
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  ${problems.join('\n  ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: false });
+
+/** Builds and validates the configuration from an environment (process.env by default). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  for (const [name, spec] of Object.entries(VARS)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') {
+      if (spec.requiredInProduction && nodeEnv === 'production') {
+        problems.push(`${name} is required when NODE_ENV is production`);
+        continue;
+      }
+      out[spec.key] = spec.default;
+      continue;
+    }
+    const schema: Record<string, unknown> = { type: spec.type };
+    if (spec.enum) schema.enum = spec.enum;
+    if (spec.minimum !== undefined) schema.minimum = spec.minimum;
+    if (spec.pattern) schema.pattern = spec.pattern;
+    const holder = { v: raw as unknown };
+    const validate = ajv.compile({ type: 'object', properties: { v: schema } });
+    if (!validate(holder)) {
+      const why = (validate.errors ?? []).map((e) => e.message).join(', ');
+      problems.push(`${name}=${JSON.stringify(raw)} is invalid: ${why}`);
+      continue;
+    }
+    out[spec.key] = holder.v;
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return Object.freeze(out) as unknown as Config;
+}
+
+let cached: Config | undefined;
+
+/** The process's configuration; the first call validates it (exits the process on error in entry points). */
+export function config(): Config {
+  cached ??= loadConfig();
+  return cached;
+}
+
+/** For tests: rebuild the cached configuration from the current environment. */
+export function resetConfig(): void {
+  cached = undefined;
+}

@@ -1,0 +1,273 @@
+/**
+ * Every persistent entity. Geometry columns (central_area.area,
+ * technician.position, offer.origin) are not mapped: they are written and read
+ * with PostGIS SQL in src/geo, and created by the migrations.
+ */
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { OfferState } from '../../domain/offers/states.js';
+
+export const BusinessLine = defineEntity({
+  name: 'BusinessLine',
+  tableName: 'business_line',
+  properties: {
+    code: p.string().primary(),
+    name: p.string(),
+  },
+});
+export type BusinessLine = InferEntity<typeof BusinessLine>;
+
+export const ServiceType = defineEntity({
+  name: 'ServiceType',
+  tableName: 'service_type',
+  properties: {
+    id: p.integer().primary().autoincrement(false),
+    type: p.string(),
+    requiredOrigin: p.boolean(),
+    requiredDestination: p.boolean(),
+    line: () => p.manyToOne(BusinessLine).nullable().fieldName('line_code'),
+  },
+});
+export type ServiceType = InferEntity<typeof ServiceType>;
+
+export interface ApiEndpointMap {
+  respuesta?: string;
+  estado?: string;
+  oferta?: string;
+  novedad?: string;
+  [key: string]: string | undefined;
+}
+
+export const ApiUser = defineEntity({
+  name: 'ApiUser',
+  tableName: 'api_user',
+  properties: {
+    id: p.integer().primary(),
+    username: p.string().unique(),
+    passwordSha256: p.string().length(64),
+    status: p.enum(['ACTIVO', 'INACTIVO'] as const),
+    endpoints: p.json<string[]>(),
+    businessName: p.string(),
+    nit: p.string().nullable().index(),
+    apiKey: p.string().nullable().index(),
+    urlApi: p.string().nullable(),
+    apiEndpoint: p.json<ApiEndpointMap>(),
+    webhookSecret: p.string().nullable(),
+    requiresPaymentConfirmation: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type ApiUser = InferEntity<typeof ApiUser>;
+
+export const Central = defineEntity({
+  name: 'Central',
+  tableName: 'central',
+  properties: {
+    id: p.integer().primary(),
+    nit: p.string().unique(),
+    name: p.string(),
+    phone: p.string().nullable(),
+    apiUser: () => p.manyToOne(ApiUser).nullable().index(),
+    serviceTypes: p.json<number[]>(),
+  },
+});
+export type Central = InferEntity<typeof Central>;
+
+export const Technician = defineEntity({
+  name: 'Technician',
+  tableName: 'technician',
+  properties: {
+    id: p.integer().primary(),
+    dni: p.string().unique(),
+    central: () => p.manyToOne(Central).index(),
+    names: p.string(),
+    phone: p.string().nullable(),
+    identifier: p.string().nullable(),
+    rate: p.double().default(5),
+    available: p.boolean().default(true),
+    /** last known position, mirrored from the PostGIS column for reading without SQL */
+    lat: p.double().nullable(),
+    lng: p.double().nullable(),
+    positionAt: p.datetime().nullable(),
+    serviceTypes: p.json<number[]>(),
+  },
+});
+export type Technician = InferEntity<typeof Technician>;
+
+export const OperatorUser = defineEntity({
+  name: 'OperatorUser',
+  tableName: 'operator_user',
+  properties: {
+    id: p.integer().primary(),
+    username: p.string().unique(),
+    passwordHash: p.string(),
+    role: p.enum(['admin', 'operator'] as const).default('operator'),
+  },
+});
+export type OperatorUser = InferEntity<typeof OperatorUser>;
+
+export interface VehicleData {
+  marca?: string;
+  linea?: string;
+  detalleLinea?: string;
+  modelo?: string;
+  tipoCombustible?: string;
+  blindaje?: string;
+}
+
+export interface Stop {
+  direccion: string | null;
+  latitud: number;
+  longitud: number;
+  puntoReferencia: string | null;
+  ciudad: string | null;
+  departamento: string | null;
+  addedAt: string;
+}
+
+export const Offer = defineEntity({
+  name: 'Offer',
+  tableName: 'offer',
+  properties: {
+    uuid: p.uuid().primary(),
+    generator: () => p.manyToOne(ApiUser),
+    serviceType: () => p.manyToOne(ServiceType),
+    state: p.string().$type<OfferState>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    deadlineAt: p.datetime().nullable(),
+    expiresAt: p.datetime().nullable(),
+    originLat: p.double(),
+    originLng: p.double(),
+    direccionOrigen: p.text().nullable(),
+    puntoReferenciaOrigen: p.text().nullable(),
+    ciudad: p.string().nullable(),
+    departamento: p.string().nullable(),
+    destLat: p.double().nullable(),
+    destLng: p.double().nullable(),
+    direccionDestino: p.text().nullable(),
+    puntoReferenciaDestino: p.text().nullable(),
+    descripcionServicio: p.text(),
+    fechaCita: p.string().nullable(),
+    horaCita: p.string().nullable(),
+    scheduledAt: p.datetime(),
+    observaciones: p.text().nullable(),
+    vehiculo: p.json<VehicleData>().nullable(),
+    priority: p.boolean().default(false),
+    ofertante: p.string(),
+    internal: p.bigint('number').nullable(),
+    global: p.bigint('number').nullable(),
+    socketId: p.string().nullable(),
+    stops: p.json<Stop[]>(),
+    codigoServicio: p.string().nullable().unique(),
+    codigoSolicitud: p.string().nullable().unique(),
+    assignedCentral: () => p.manyToOne(Central).nullable(),
+    assignedTechnician: () => p.manyToOne(Technician).nullable(),
+    acceptedResponse: p.integer().nullable(),
+    ranking: p.json<unknown[]>().nullable(),
+    placa: p.string().nullable(),
+    observacionesAsignacion: p.text().nullable(),
+    motivo: p.text().nullable(),
+  },
+});
+export type Offer = InferEntity<typeof Offer>;
+
+export const OfferResponse = defineEntity({
+  name: 'OfferResponse',
+  tableName: 'offer_response',
+  properties: {
+    id: p.integer().primary(),
+    offer: () => p.manyToOne(Offer),
+    central: () => p.manyToOne(Central),
+    technician: () => p.manyToOne(Technician),
+    distanceKm: p.double(),
+    timeMin: p.double(),
+    /** true when tiempoLlegadaSitio was given, false when time was estimated from the distance */
+    timeGiven: p.boolean(),
+    rate: p.double(),
+    techLat: p.double().nullable(),
+    techLng: p.double().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+  uniques: [{ properties: ['offer', 'central'] }],
+});
+export type OfferResponse = InferEntity<typeof OfferResponse>;
+
+/** Append-only audit trail of state moves (decisions D1). */
+export const OfferTransition = defineEntity({
+  name: 'OfferTransition',
+  tableName: 'offer_transition',
+  properties: {
+    id: p.bigint('number').primary(),
+    offer: () => p.manyToOne(Offer).index(),
+    fromState: p.string().nullable(),
+    toState: p.string(),
+    actor: p.string(),
+    at: p.datetime().onCreate(() => new Date()),
+    techLat: p.double().nullable(),
+    techLng: p.double().nullable(),
+    detail: p.json<Record<string, unknown>>().nullable(),
+  },
+});
+export type OfferTransition = InferEntity<typeof OfferTransition>;
+
+export type DeliveryKind = 'acceptance' | 'state' | 'novedad' | 'offer-push';
+export type DeliveryState = 'pending' | 'sending' | 'ok' | 'failed';
+
+/** One outgoing webhook: its request, its state and what the peer answered (STYLE 10). */
+export const WebhookDelivery = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_delivery',
+  properties: {
+    id: p.uuid().primary(),
+    offer: () => p.manyToOne(Offer).nullable().index(),
+    kind: p.string().$type<DeliveryKind>(),
+    /** the x-event-id header: receivers deduplicate with it */
+    eventId: p.string().unique(),
+    url: p.text(),
+    method: p.string().default('PUT'),
+    requestHeaders: p.json<Record<string, string>>(),
+    requestBody: p.json<Record<string, unknown>>(),
+    state: p.string().$type<DeliveryState>().default('pending'),
+    attempts: p.integer().default(0),
+    statusCode: p.integer().nullable(),
+    latencyMs: p.integer().nullable(),
+    replyBody: p.text().nullable(),
+    error: p.text().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    sentAt: p.datetime().nullable(),
+    completedAt: p.datetime().nullable(),
+  },
+});
+export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
+
+export const GazetteerEntry = defineEntity({
+  name: 'GazetteerEntry',
+  tableName: 'gazetteer',
+  properties: {
+    id: p.integer().primary(),
+    address: p.text(),
+    /** normalized (lower case, no accents, single spaces) for lookups */
+    addressKey: p.text().unique(),
+    lat: p.double(),
+    lng: p.double(),
+    ciudad: p.string().nullable(),
+    departamento: p.string().nullable(),
+  },
+});
+export type GazetteerEntry = InferEntity<typeof GazetteerEntry>;
+
+export const entities = [
+  BusinessLine,
+  ServiceType,
+  ApiUser,
+  Central,
+  Technician,
+  OperatorUser,
+  Offer,
+  OfferResponse,
+  OfferTransition,
+  WebhookDelivery,
+  GazetteerEntry,
+];

@@ -1,0 +1,34 @@
+import { SignJWT, jwtVerify } from 'jose';
+import type { OperatorUser } from '../../db/entities/index.js';
+
+export type OperatorClaims = Pick<OperatorUser, 'id' | 'username' | 'role'>;
+
+const ISSUER = 'service-offer-broker';
+const AUDIENCE = 'operators';
+
+export async function signOperatorToken(op: OperatorClaims, secret: string, expiresIn: string): Promise<string> {
+  return new SignJWT({ username: op.username, role: op.role })
+    .setProtectedHeader({ alg: 'HS256' })
+    .setSubject(String(op.id))
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt()
+    .setExpirationTime(expiresIn)
+    .sign(new TextEncoder().encode(secret));
+}
+
+/** The operator a token speaks for, or null when it is invalid or expired. */
+export async function verifyOperatorToken(token: string, secret: string): Promise<OperatorClaims | null> {
+  try {
+    const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      algorithms: ['HS256'],
+    });
+    const role = payload.role === 'admin' ? 'admin' : 'operator';
+    if (typeof payload.username !== 'string' || !payload.sub) return null;
+    return { id: Number(payload.sub), username: payload.username, role };
+  } catch {
+    return null;
+  }
+}

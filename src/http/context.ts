@@ -1,0 +1,11 @@
+import type { Context, ParameterizedContext } from 'koa';
+import type { ApiUser, OperatorUser } from '../db/entities/index.js';
+
+/** What the middleware puts on ctx.state for the handlers. */
+export interface AppState {
+  requestId: string;
+  apiUser?: ApiUser;
+  operator?: Pick<OperatorUser, 'id' | 'username' | 'role'>;
+}
+
+export type AppContext = ParameterizedContext<AppState, Context>;

@@ -1,0 +1,56 @@
+/**
+ * What every process role shares: the validated configuration, the logger,
+ * the ORM, Redis and the queue producers; closed in order on shutdown.
+ */
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { config as loadConfig, ConfigError, type Config } from '../../config/index.js';
+import { createOrm } from '../db/orm.js';
+import { logger } from '../logger.js';
+import { Queues } from '../queues/queues.js';
+import { createRedis, type Redis } from '../queues/redis.js';
+
+export interface Runtime {
+  config: Config;
+  log: Logger;
+  orm: MikroORM;
+  /** commands (queues, rate limits, health) */
+  redis: Redis;
+  queues: Queues;
+  close(): Promise<void>;
+}
+
+export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Logger } = {}): Promise<Runtime> {
+  const log = opts.log ?? logger();
+  const orm = await createOrm(cfg.databaseUrl);
+  const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: null });
+  const queues = new Queues(redis, cfg.queuePrefix);
+  let closed = false;
+  return {
+    config: cfg,
+    log,
+    orm,
+    redis,
+    queues,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await queues.close();
+      await orm.close(true);
+      redis.disconnect();
+    },
+  };
+}
+
+/** Loads the configuration or exits with a message naming the bad variable (STYLE 12). */
+export function configOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * Starts the real service for a test: the runtime against the run's database
+ * and Redis, the HTTP server on an ephemeral port and, when asked, the workers.
+ */
+import got, { type Got, type OptionsOfJSONResponseBody } from 'got';
+import { pino } from 'pino';
+import { Writable } from 'node:stream';
+import { loadConfig, type Config } from '../../config/index.js';
+import { startHttpServer, type HttpServer } from '../../src/http/server.js';
+import { createRuntime, type Runtime } from '../../src/main/runtime.js';
+import { startWorkers, type WorkerGroup, type WorkerOptions } from '../../workers/index.js';
+
+export interface TestApp {
+  rt: Runtime;
+  http: HttpServer;
+  url: string;
+  /** HTTP client to the app: JSON, no throwing on non-2xx, no retries, GET bodies allowed */
+  client: Got;
+  workers?: WorkerGroup;
+  /** JSON log lines written so far */
+  logs: Array<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  workers?: boolean | WorkerOptions;
+}
+
+export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
+  const cfg: Config = loadConfig({ ...process.env, PORT: '0', ...opts.env });
+  const logs: Array<Record<string, unknown>> = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line) logs.push(JSON.parse(line) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const log = pino({ level: 'info' }, sink);
+  const rt = await createRuntime(cfg, { log });
+  const http = await startHttpServer(rt, 0);
+  const url = `http://127.0.0.1:${http.port}`;
+  const workers = opts.workers ? await startWorkers(rt, opts.workers === true ? {} : opts.workers) : undefined;
+  const client = got.extend({
+    prefixUrl: url,
+    throwHttpErrors: false,
+    retry: { limit: 0 },
+    followRedirect: false,
+    allowGetBody: true,
+    responseType: 'json',
+    timeout: { request: 30000 },
+  });
+  return {
+    rt,
+    http,
+    url,
+    client,
+    workers,
+    logs,
+    async close() {
+      await http.close();
+      await workers?.close();
+      await rt.close();
+    },
+  };
+}
+
+export function basic(username: string, password: string): string {
+  return `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+}
+
+export type { OptionsOfJSONResponseBody };

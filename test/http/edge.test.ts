@@ -1,0 +1,43 @@
+import { expect } from 'chai';
+import { startApp, basic, type TestApp } from '../helpers/harness.js';
+import { resetDb } from '../helpers/db.js';
+import { makeApiUser, makeServiceType } from '../helpers/factories.js';
+
+describe('HTTP edge', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startApp();
+    await resetDb(app.rt.orm);
+  });
+  after(async () => app.close());
+
+  it('GET /health answers 200 when PostgreSQL and Redis answer', async () => {
+    const res = await app.client.get('health');
+    expect(res.statusCode).to.equal(200);
+    expect(res.body).to.include({ status: 'ok', postgres: 'ok', redis: 'ok' });
+  });
+
+  it('an unknown route answers 404 with the route-not-found body', async () => {
+    const res = await app.client.get('api/v3/nope');
+    expect(res.statusCode).to.equal(404);
+    const body = res.body as unknown as Record<string, unknown>;
+    expect(body.error).to.equal('Ruta no encontrada');
+    expect(body).to.have.keys('error', 'message', 'documentation', 'suggestion', 'available_versions', 'requested_path', 'method', 'timestamp');
+    expect(body.available_versions).to.have.keys('v1', 'v2', 'v3');
+    expect(body.requested_path).to.equal('/api/v3/nope');
+    expect(body.method).to.equal('GET');
+  });
+
+  it('GET /types returns the bare array of service types to valid Basic credentials', async () => {
+    const em = app.rt.orm.em.fork();
+    await makeServiceType(em, { id: 1, type: 'GRUA', requiredOrigin: true, requiredDestination: true });
+    await makeServiceType(em, { id: 3, type: 'CERRAJERIA', requiredOrigin: true, requiredDestination: false });
+    const { user, password } = await makeApiUser(em);
+    const res = await app.client.get('api/v3/types', { headers: { authorization: basic(user.username, password) } });
+    expect(res.statusCode).to.equal(200);
+    expect(res.body).to.deep.equal([
+      { id: 1, type: 'GRUA', required_origin: true, required_destination: true },
+      { id: 3, type: 'CERRAJERIA', required_origin: true, required_destination: false },
+    ]);
+  });
+});

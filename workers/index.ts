@@ -1,0 +1,77 @@
+/**
+ * Starts one BullMQ worker per queue and routes each job, by name, to its
+ * processor. Boot fails when a job of the registry has no handler (STYLE 3).
+ */
+import { Worker, type Job } from 'bullmq';
+import { JOB_NAMES, QUEUE_NAMES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';
+import { createRedis } from '../src/queues/redis.js';
+import type { Runtime } from '../src/main/runtime.js';
+import { handlers as defaultHandlers, type Handlers } from './processors/index.js';
+
+export interface WorkerOptions {
+  concurrency?: Partial<Record<QueueName, number>>;
+  handlers?: Handlers;
+}
+
+export interface WorkerGroup {
+  workers: Worker[];
+  /** finish running jobs, take no new ones */
+  close(): Promise<void>;
+}
+
+const DEFAULT_CONCURRENCY: Record<QueueName, number> = {
+  'offer-distribution': 20,
+  'offer-evaluation': 50,
+  'webhook-dispatch': 50,
+  'state-notification': 50,
+};
+
+export function checkHandlers(handlers: Handlers): void {
+  for (const q of QUEUE_NAMES) {
+    const table = handlers[q] as Record<string, unknown> | undefined;
+    if (!table) throw new Error(`no handlers for queue ${q}`);
+    for (const name of JOB_NAMES[q]) {
+      if (typeof table[name] !== 'function') throw new Error(`job ${q}/${name} has no handler`);
+    }
+    for (const name of Object.keys(table)) {
+      if (!(JOB_NAMES[q] as readonly string[]).includes(name)) throw new Error(`handler ${q}/${name} matches no job`);
+    }
+  }
+}
+
+export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promise<WorkerGroup> {
+  const handlers = opts.handlers ?? defaultHandlers;
+  checkHandlers(handlers);
+  const connection = createRedis(rt.config.redisUrl, { maxRetriesPerRequest: null });
+  const workers = QUEUE_NAMES.map((queue) => {
+    const table = handlers[queue] as Record<string, (rt: Runtime, data: unknown, job: Job) => Promise<void>>;
+    const worker = new Worker(
+      queue,
+      async (job: Job) => {
+        const handler = table[job.name];
+        if (!handler) throw new Error(`job ${queue}/${job.name} has no handler`);
+        await handler(rt, job.data, job);
+      },
+      {
+        connection,
+        prefix: rt.config.queuePrefix,
+        concurrency: opts.concurrency?.[queue] ?? DEFAULT_CONCURRENCY[queue],
+      },
+    );
+    worker.on('failed', (job, err) => {
+      rt.log.warn({ queue, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade, err }, 'job failed');
+    });
+    worker.on('error', (err) => rt.log.error({ queue, err }, 'worker error'));
+    return worker;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  return {
+    workers,
+    async close() {
+      await Promise.all(workers.map((w) => w.close()));
+      connection.disconnect();
+    },
+  };
+}
+
+export type { JobName, JobPayload };

@@ -1,0 +1,12 @@
+/** The `worker` role: the queue processors. */
+import { configOrExit, createRuntime } from '../src/main/runtime.js';
+import { onShutdown } from '../src/main/shutdown.js';
+import { startWorkers } from './index.js';
+
+const rt = await createRuntime(configOrExit());
+const group = await startWorkers(rt);
+rt.log.info({ queues: group.workers.map((w) => w.name) }, 'workers running');
+onShutdown(rt.log, [
+  ['workers', () => group.close()],
+  ['runtime', () => rt.close()],
+]);

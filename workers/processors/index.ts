@@ -1,0 +1,25 @@
+/**
+ * Processors, typed from the job registry: queue → job name → handler.
+ * Each reloads what it needs by id in its own ORM context and skips quietly
+ * when the row is gone or already past that state (STYLE 4, 8).
+ */
+import type { Job } from 'bullmq';
+import type { Runtime } from '../../src/main/runtime.js';
+import type { JobRegistry, QueueName } from '../../src/queues/registry.js';
+
+export type Handler<P> = (rt: Runtime, data: P, job: Job) => Promise<void>;
+
+export type Handlers = {
+  [Q in QueueName]: { [N in keyof JobRegistry[Q]]: Handler<JobRegistry[Q][N]> };
+};
+
+const notYet = (what: string): Handler<unknown> => async (rt, data) => {
+  rt.log.warn({ what, data }, 'processor not implemented yet');
+};
+
+export const handlers: Handlers = {
+  'offer-distribution': { distribute: notYet('distribute') },
+  'offer-evaluation': { evaluate: notYet('evaluate'), expire: notYet('expire') },
+  'webhook-dispatch': { deliver: notYet('deliver') },
+  'state-notification': { notify: notYet('notify') },
+};
