@@ -9,6 +9,8 @@ import { createOrm } from '../db/orm.js';
 import { logger } from '../logger.js';
 import { Queues } from '../queues/queues.js';
 import { createRedis, type Redis } from '../queues/redis.js';
+import { RedisEventPublisher, type EventPublisher } from '../realtime/bus.js';
+import { GazetteerGeocoder, type Geocoder } from '../geocoding/index.js';
 
 export interface Runtime {
   config: Config;
@@ -17,6 +19,9 @@ export interface Runtime {
   /** commands (queues, rate limits, health) */
   redis: Redis;
   queues: Queues;
+  /** real-time events to sockets on any API process (D10) */
+  events: EventPublisher;
+  geocoder: Geocoder;
   close(): Promise<void>;
 }
 
@@ -25,6 +30,8 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   const orm = await createOrm(cfg.databaseUrl);
   const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: null });
   const queues = new Queues(redis, cfg.queuePrefix);
+  const events = new RedisEventPublisher(redis, cfg.queuePrefix);
+  const geocoder = new GazetteerGeocoder(() => orm.em);
   let closed = false;
   return {
     config: cfg,
@@ -32,6 +39,8 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
     orm,
     redis,
     queues,
+    events,
+    geocoder,
     async close() {
       if (closed) return;
       closed = true;

@@ -6,6 +6,9 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import type { OfferState } from '../../domain/offers/states.js';
 
+/** A double precision column read as a JS number (MikroORM reads doubles as strings by default). */
+const num = () => p.double().runtimeType('number').$type<number>();
+
 export const BusinessLine = defineEntity({
   name: 'BusinessLine',
   tableName: 'business_line',
@@ -83,11 +86,11 @@ export const Technician = defineEntity({
     names: p.string(),
     phone: p.string().nullable(),
     identifier: p.string().nullable(),
-    rate: p.double().default(5),
+    rate: num().default(5),
     available: p.boolean().default(true),
     /** last known position, mirrored from the PostGIS column for reading without SQL */
-    lat: p.double().nullable(),
-    lng: p.double().nullable(),
+    lat: num().nullable(),
+    lng: num().nullable(),
     positionAt: p.datetime().nullable(),
     serviceTypes: p.json<number[]>(),
   },
@@ -137,14 +140,14 @@ export const Offer = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
     deadlineAt: p.datetime().nullable(),
     expiresAt: p.datetime().nullable(),
-    originLat: p.double(),
-    originLng: p.double(),
+    originLat: num(),
+    originLng: num(),
     direccionOrigen: p.text().nullable(),
     puntoReferenciaOrigen: p.text().nullable(),
     ciudad: p.string().nullable(),
     departamento: p.string().nullable(),
-    destLat: p.double().nullable(),
-    destLng: p.double().nullable(),
+    destLat: num().nullable(),
+    destLng: num().nullable(),
     direccionDestino: p.text().nullable(),
     puntoReferenciaDestino: p.text().nullable(),
     descripcionServicio: p.text(),
@@ -180,13 +183,13 @@ export const OfferResponse = defineEntity({
     offer: () => p.manyToOne(Offer),
     central: () => p.manyToOne(Central),
     technician: () => p.manyToOne(Technician),
-    distanceKm: p.double(),
-    timeMin: p.double(),
+    distanceKm: num(),
+    timeMin: num(),
     /** true when tiempoLlegadaSitio was given, false when time was estimated from the distance */
     timeGiven: p.boolean(),
-    rate: p.double(),
-    techLat: p.double().nullable(),
-    techLng: p.double().nullable(),
+    rate: num(),
+    techLat: num().nullable(),
+    techLng: num().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
@@ -205,8 +208,8 @@ export const OfferTransition = defineEntity({
     toState: p.string(),
     actor: p.string(),
     at: p.datetime().onCreate(() => new Date()),
-    techLat: p.double().nullable(),
-    techLng: p.double().nullable(),
+    techLat: num().nullable(),
+    techLng: num().nullable(),
     detail: p.json<Record<string, unknown>>().nullable(),
   },
 });
@@ -250,8 +253,8 @@ export const GazetteerEntry = defineEntity({
     address: p.text(),
     /** normalized (lower case, no accents, single spaces) for lookups */
     addressKey: p.text().unique(),
-    lat: p.double(),
-    lng: p.double(),
+    lat: num(),
+    lng: num(),
     ciudad: p.string().nullable(),
     departamento: p.string().nullable(),
   },
