@@ -68,3 +68,111 @@ export async function makeOperator(
   await em.flush();
   return { operator, password };
 }
+
+import { Central, Offer, Technician } from '../../src/db/entities/index.js';
+import { setCoverage, setTechnicianPosition, type Coverage } from '../../src/geo/store.js';
+import { randomUUID } from 'node:crypto';
+
+/** Bogotá, Chapinero: the default point of the factories. */
+export const BOGOTA = { lat: 4.6533, lng: -74.0836 };
+
+export async function makeCentral(
+  em: EntityManager,
+  o: Partial<Omit<Central, 'id'>> & { coverage?: Coverage } = {},
+): Promise<Central> {
+  const { coverage, ...rest } = o;
+  const central = em.create(Central, {
+    nit: `9${Math.floor(Math.random() * 1e8).toString().padStart(8, '0')}`,
+    name: 'Central de Prueba',
+    phone: '+576015550000',
+    apiUser: null,
+    serviceTypes: [1],
+    ...rest,
+  });
+  await em.flush();
+  await setCoverage(em, central.id, central.serviceTypes, coverage ?? { center: BOGOTA, radiusKm: 40 });
+  return central;
+}
+
+export async function makeTechnician(
+  em: EntityManager,
+  central: Central,
+  o: Partial<Omit<Technician, 'id' | 'central'>> & { position?: { lat: number; lng: number } | null } = {},
+): Promise<Technician> {
+  const { position, ...rest } = o;
+  const tech = em.create(Technician, {
+    central,
+    dni: `10${Math.floor(Math.random() * 1e8).toString().padStart(8, '0')}`,
+    names: 'Técnico de Prueba',
+    phone: '+573000000000',
+    identifier: 'T-01',
+    rate: 4.5,
+    available: true,
+    serviceTypes: [1],
+    lat: null,
+    lng: null,
+    positionAt: null,
+    ...rest,
+  });
+  await em.flush();
+  const pos = position === undefined ? BOGOTA : position;
+  await setTechnicianPosition(em, tech.id, pos);
+  if (pos) {
+    tech.lat = pos.lat;
+    tech.lng = pos.lng;
+  }
+  return tech;
+}
+
+/** An offer row as POST /oferta would store it (no jobs are enqueued). */
+export async function makeOffer(
+  em: EntityManager,
+  generator: ApiUser,
+  o: Partial<Omit<Offer, 'generator'>> = {},
+): Promise<Offer> {
+  const now = new Date();
+  const offer = em.create(Offer, {
+    uuid: randomUUID(),
+    generator,
+    serviceType: 1,
+    state: 'ABIERTA',
+    createdAt: now,
+    updatedAt: now,
+    deadlineAt: new Date(now.getTime() + 30000),
+    expiresAt: new Date(now.getTime() + 900000),
+    originLat: BOGOTA.lat,
+    originLng: BOGOTA.lng,
+    direccionOrigen: null,
+    puntoReferenciaOrigen: null,
+    ciudad: 'Bogotá',
+    departamento: 'Cundinamarca',
+    destLat: null,
+    destLng: null,
+    direccionDestino: null,
+    puntoReferenciaDestino: null,
+    descripcionServicio: 'GRUA',
+    fechaCita: null,
+    horaCita: null,
+    scheduledAt: now,
+    observaciones: null,
+    vehiculo: null,
+    priority: false,
+    ofertante: generator.businessName,
+    internal: null,
+    global: null,
+    socketId: null,
+    stops: [],
+    codigoServicio: null,
+    codigoSolicitud: null,
+    assignedCentral: null,
+    assignedTechnician: null,
+    acceptedResponse: null,
+    ranking: null,
+    placa: null,
+    observacionesAsignacion: null,
+    motivo: null,
+    ...o,
+  });
+  await em.flush();
+  return offer;
+}

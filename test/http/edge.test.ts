@@ -41,3 +41,30 @@ describe('HTTP edge', () => {
     ]);
   });
 });
+
+describe('factories', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startApp();
+    await resetDb(app.rt.orm);
+  });
+  after(async () => app.close());
+
+  it('build a central with coverage, a positioned technician and an offer', async () => {
+    const { makeCentral, makeTechnician, makeOffer } = await import('../helpers/factories.js');
+    const em = app.rt.orm.em.fork();
+    await makeServiceType(em, { id: 1 });
+    const { user } = await makeApiUser(em);
+    const central = await makeCentral(em);
+    const tech = await makeTechnician(em, central);
+    const offer = await makeOffer(em, user);
+    const [row] = await em.getConnection().execute<Array<{ covered: boolean; km: number }>>(
+      `select exists(select 1 from central_area a where a.central_id = ? and st_intersects(a.area, o.origin::geometry)) as covered,
+              st_distance(o.origin, t.position) / 1000 as km
+         from offer o, technician t where o.uuid = ? and t.id = ?`,
+      [central.id, offer.uuid, tech.id],
+    );
+    expect(row.covered).to.equal(true);
+    expect(Number(row.km)).to.be.lessThan(0.01);
+  });
+});
