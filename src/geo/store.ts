@@ -3,7 +3,7 @@
  * service type) and a technician's position. Used by provisioning, the
  * position endpoint and the tests.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import type { EntityManager, QueryResult } from '@mikro-orm/postgresql';
 
 export type Coverage =
   | { type: 'Polygon' | 'MultiPolygon'; coordinates: unknown[] }
@@ -24,24 +24,28 @@ function coverageSql(coverage: Coverage): { sql: string; params: unknown[] } {
   };
 }
 
-/** Replaces the central's coverage with one area per service type. */
+/**
+ * Replaces the central's coverage with one area per service type; an area
+ * equal to the stored one is not rewritten. Says whether any row changed.
+ */
 export async function setCoverage(
   em: EntityManager,
   centralId: number,
   serviceTypeIds: number[],
   coverage: Coverage,
-): Promise<void> {
+): Promise<boolean> {
   const conn = em.getConnection();
   const tx = em.getTransactionContext();
-  await conn.execute(
+  const deleted = await conn.execute<QueryResult>(
     `delete from central_area where central_id = ? and not (service_type_id = any(?::int[]))`,
     [centralId, `{${serviceTypeIds.join(',')}}`],
     'run',
     tx,
   );
   const { sql, params } = coverageSql(coverage);
+  let changed = deleted.affectedRows > 0;
   for (const typeId of serviceTypeIds) {
-    await conn.execute(
+    const written = await conn.execute<QueryResult>(
       `insert into central_area (central_id, service_type_id, area) values (?, ?, ${sql})
        on conflict (central_id, service_type_id) do update set area = excluded.area
        where not st_equals(central_area.area, excluded.area)`,
@@ -49,7 +53,9 @@ export async function setCoverage(
       'run',
       tx,
     );
+    changed ||= written.affectedRows > 0;
   }
+  return changed;
 }
 
 /** Sets a technician's position (and its time); null clears it. */
