@@ -12,7 +12,7 @@ interface BodyParserError extends Error {
 
 /**
  * Turns every error into its envelope: HttpError as it says; body-parser
- * failures as 400/413/415; anything else as the 500 system envelope whose
+ * failures as 400/413; anything else as the 500 system envelope whose
  * errorId is in the log line.
  */
 export function errorMiddleware(log: Logger) {
@@ -35,11 +35,6 @@ export function errorMiddleware(log: Logger) {
       if (status === 413 || e.type === 'entity.too.large') {
         ctx.status = 413;
         ctx.body = systemBody(MESSAGES.bodyTooLarge);
-        return;
-      }
-      if (status === 415) {
-        ctx.status = 415;
-        ctx.body = { status: false, msg: MESSAGES.unsupportedMediaType };
         return;
       }
       if (status === 400 && (e.type === 'entity.parse.failed' || e.name === 'SyntaxError')) {
