@@ -2,6 +2,9 @@ import { expect } from 'chai';
 import got from 'got';
 import { dropDatabase } from '../../src/db/database.js';
 import { LOGIN_MESSAGES } from '../../src/http/routes/users.js';
+import { jobId } from '../../src/queues/registry.js';
+import { handlers } from '../../workers/processors/index.js';
+import { startApp } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
 import { parseResponse, rawConnection } from '../helpers/raw.js';
 import { spawnEntry, type Spawned } from '../helpers/spawn.js';
@@ -72,5 +75,38 @@ describe('SIGTERM (STYLE 14)', function () {
       .filter((l) => l.msg === 'shutdown step done')
       .map((l) => l.step);
     expect(steps).to.deep.equal(['http', 'workers', 'runtime']);
+  });
+
+  it('lets a running job finish before the workers close', async () => {
+    const events: string[] = [];
+    let release: () => void = () => undefined;
+    const app = await startApp({
+      env: { QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_drain` },
+      workers: {
+        handlers: {
+          ...handlers,
+          'offer-distribution': {
+            distribute: async (_rt, data) => {
+              events.push(`started ${data.offerUuid}`);
+              await new Promise<void>((resolve) => (release = resolve));
+              events.push(`finished ${data.offerUuid}`);
+            },
+          },
+        },
+      },
+    });
+    try {
+      await app.rt.queues.add('offer-distribution', 'distribute', { offerUuid: 'drain-1' }, { jobId: jobId('distribute', 'drain-1') });
+      await waitFor(() => events.includes('started drain-1'), { what: 'the job to start' });
+      const closed = app.workers!.close().then(() => events.push('workers closed'));
+      await waitFor(() => app.workers!.workers.every((w) => w.closing), { what: 'the workers to stop taking jobs' });
+      release();
+      await closed;
+      expect(events).to.deep.equal(['started drain-1', 'finished drain-1', 'workers closed']);
+      const job = await app.rt.queues.get('offer-distribution').getJob(jobId('distribute', 'drain-1'));
+      expect(await job?.getState()).to.equal('completed');
+    } finally {
+      await app.close();
+    }
   });
 });
