@@ -2,9 +2,11 @@ import { expect } from 'chai';
 import type { Response } from 'got';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_LOGIN_MESSAGES } from '../../src/http/routes/adminLogin.js';
-import { expectIsoTimestamp } from '../helpers/envelopes.js';
+import { MESSAGES } from '../../src/http/errors.js';
+import { expectIsoTimestamp, expectSystemEnvelope } from '../helpers/envelopes.js';
 import { makeOperator } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
+import { freePort } from '../helpers/ports.js';
 
 /** Apps sharing a Redis prefix of their own, so no other test's logins count here; the spec's limit of 5. */
 async function apps(n: number, env: Record<string, string> = {}): Promise<TestApp[]> {
@@ -76,5 +78,15 @@ describe('login rate limit (spec 8)', () => {
     const other = await attempt('198.51.100.20');
     expect(other.statusCode).to.equal(401);
     expect(rateHeaders(other).remaining).to.equal('4');
+  });
+
+  it('answers 500 within a few seconds, rather than waiting, when Redis cannot be reached', async () => {
+    running = [await startApp({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } })];
+    const res = await running[0].client.post('api/v3/users/login', {
+      json: { username: 'nobody', password: 'x' },
+      timeout: { request: 5000 },
+    });
+    expect(res.statusCode).to.equal(500);
+    expectSystemEnvelope(res.body, MESSAGES.internal);
   });
 });

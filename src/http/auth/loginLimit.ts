@@ -5,6 +5,7 @@
  */
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Runtime } from '../../main/runtime.js';
+import { whenReady } from '../../queues/redis.js';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../errors.js';
 
@@ -16,10 +17,13 @@ export function loginLimitKeyPrefix(queuePrefix: string): string {
 
 export const RATE_LIMIT_ERROR = 'Demasiadas solicitudes';
 
+/** How long a login waits for a (re)connecting Redis before it fails. */
+const REDIS_WAIT_MS = 2000;
+
 /**
  * Counts one attempt for the caller's IP and sets the X-RateLimit-* headers;
  * throws the spec's 429 (7.3) when the limit is spent. When Redis is not
- * ready it throws at once (a 500) instead of queueing the request.
+ * ready within a moment it throws (a 500) instead of queueing the request.
  */
 export function loginLimiter(rt: Pick<Runtime, 'config' | 'redis'>): LoginLimiter {
   const { loginRateLimit: points, loginRateWindowS: duration, queuePrefix } = rt.config;
@@ -28,7 +32,6 @@ export function loginLimiter(rt: Pick<Runtime, 'config' | 'redis'>): LoginLimite
     keyPrefix: loginLimitKeyPrefix(queuePrefix),
     points,
     duration,
-    rejectIfRedisNotReady: true,
   });
   const setHeaders = (ctx: AppContext, res: RateLimiterRes) => {
     ctx.set('X-RateLimit-Limit', String(points));
@@ -36,6 +39,7 @@ export function loginLimiter(rt: Pick<Runtime, 'config' | 'redis'>): LoginLimite
     ctx.set('X-RateLimit-Reset', String(Math.ceil((Date.now() + res.msBeforeNext) / 1000)));
   };
   return async (ctx) => {
+    await whenReady(rt.redis, REDIS_WAIT_MS);
     try {
       setHeaders(ctx, await limiter.consume(ctx.ip));
     } catch (rej) {
