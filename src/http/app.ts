@@ -6,12 +6,11 @@
 import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
-import bodyParser from 'koa-bodyparser';
 import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../main/runtime.js';
 import type { AppState } from './context.js';
 import { errorMiddleware } from './middleware/errors.js';
-import { jsonOnly } from './middleware/jsonOnly.js';
+import { jsonBody } from './middleware/body.js';
 import { API_PREFIX, notFound, versionRedirect } from './middleware/routing.js';
 import { timeoutMiddleware } from './middleware/timeout.js';
 import { mountAdmin } from './routes/admin.js';
@@ -36,8 +35,7 @@ export function createApp(rt: Runtime): Koa<AppState> {
 
   mountAdmin(app, rt);
 
-  app.use(jsonOnly);
-  app.use(bodyParser({ enableTypes: ['json'], jsonLimit: rt.config.bodyLimit, strict: true }));
+  app.use(jsonBody(rt.config.bodyLimit));
 
   // No allowedMethods(): a known path with another method is an unknown route (spec 4.9).
   const api = new Router<AppState>({ prefix: API_PREFIX });

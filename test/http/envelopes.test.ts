@@ -8,6 +8,7 @@ import { expectIsoTimestamp, expectSystemEnvelope, type Body } from '../helpers/
 import { makeApiUser, makeOperator } from '../helpers/factories.js';
 import { startApp, basic, type TestApp } from '../helpers/harness.js';
 import { parseResponse, rawConnection } from '../helpers/raw.js';
+import { serveMini, type MiniApp } from '../helpers/miniApp.js';
 import { stubMethod } from '../helpers/stub.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -82,10 +83,40 @@ describe('HTTP edge: envelopes, redirects, limits', () => {
       expect(res.body).to.deep.equal({ status: false, msg: MESSAGES.unsupportedMediaType });
     });
 
+    it('a body in an unsupported encoding answers 415; a body that does not decompress, 400', async () => {
+      const json = { 'content-type': 'application/json' };
+      const unknown = await app.client.post('api/v3/users/login', { body: '{}', headers: { ...json, 'content-encoding': 'zip-zap' } });
+      expect(unknown.statusCode).to.equal(415);
+      expect(unknown.body).to.deep.equal({ status: false, msg: MESSAGES.unsupportedEncoding });
+      const broken = await app.client.post('api/v3/users/login', { body: '{}', headers: { ...json, 'content-encoding': 'gzip' } });
+      expect(broken.statusCode).to.equal(400);
+      expect(broken.body).to.deep.equal({ status: false, msg: MESSAGES.malformedJson });
+    });
+
     it('a request without a body needs no content type', async () => {
       const res = await app.client.post('api/v3/users/login');
       expect(res.statusCode).to.equal(400);
       expect(res.body).to.deep.equal({ status: false, msg: LOGIN_MESSAGES.missing });
+    });
+  });
+
+  describe('errors raised with ctx.throw', () => {
+    let mini: MiniApp;
+    before(async () => {
+      mini = await serveMini(app.rt, (router) => {
+        router.get('/client', (ctx) => ctx.throw(400, 'FALTA ALGO'));
+        router.get('/server', (ctx) => ctx.throw(503, 'secret detail'));
+      });
+    });
+    after(async () => mini.close());
+
+    it('a 4xx keeps its status and message in the controller envelope; a 5xx is the 500 system envelope', async () => {
+      const client = await mini.client.get('client');
+      expect(client.statusCode).to.equal(400);
+      expect(client.body).to.deep.equal({ status: false, msg: 'FALTA ALGO' });
+      const server = await mini.client.get('server');
+      expect(server.statusCode).to.equal(500);
+      expectSystemEnvelope(server.body, MESSAGES.internal);
     });
   });
 
@@ -147,6 +178,12 @@ describe('HTTP edge: request timeout and body limit', () => {
     }
     const health = await app.client.get('health');
     expect(health.statusCode).to.equal(200);
+  });
+
+  it('a login form over its limit answers 413 too', async () => {
+    const res = await app.client.post('admin/login', { form: { username: 'a', password: 'x'.repeat(10000) } });
+    expect(res.statusCode).to.equal(413);
+    expectSystemEnvelope(res.body, MESSAGES.bodyTooLarge);
   });
 
   it('a body over BODY_LIMIT answers 413 in the system envelope', async () => {

@@ -1,5 +1,4 @@
 import Router from '@koa/router';
-import bodyParser from 'koa-bodyparser';
 import type { Runtime } from '../../main/runtime.js';
 import { authenticateOperator } from '../../domain/operators/login.js';
 import { OPERATOR_COOKIE } from '../auth/index.js';
@@ -7,6 +6,7 @@ import { signOperatorToken } from '../auth/jwt.js';
 import { loginLimiter } from '../auth/loginLimit.js';
 import type { AppContext, AppState } from '../context.js';
 import { HttpError } from '../errors.js';
+import { formBody } from '../middleware/body.js';
 import { compile } from '../validation.js';
 import { loginPage } from '../views/loginPage.js';
 
@@ -44,7 +44,7 @@ export function adminLoginRoutes(rt: Runtime, next: string): Router<AppState> {
   const validForm = compile(formSchema);
   const router = new Router<AppState>();
   router.get(ADMIN_LOGIN_PATH, (ctx) => render(ctx, 200));
-  router.post(ADMIN_LOGIN_PATH, bodyParser({ enableTypes: ['form'], formLimit: '8kb' }), async (ctx) => {
+  router.post(ADMIN_LOGIN_PATH, formBody('8kb'), async (ctx) => {
     try {
       await limit(ctx);
     } catch (err) {
