@@ -17,12 +17,16 @@ import { mountAdmin } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
 import { apiRouters } from './routes/index.js';
 
+/** A caller's x-request-id is kept when it is a plain token; anything else is replaced (it goes into logs). */
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
 export function createApp(rt: Runtime): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: rt.config.trustProxy });
   app.silent = true;
 
   app.use(async (ctx, next) => {
-    ctx.state.requestId = ctx.get('x-request-id') || randomUUID();
+    const given = ctx.get('x-request-id');
+    ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
     ctx.set('x-request-id', ctx.state.requestId);
     await next();
   });

@@ -36,6 +36,15 @@ describe('HTTP edge: envelopes, redirects, limits', () => {
     });
   });
 
+  describe('request ids', () => {
+    it('keeps a plain x-request-id and replaces anything else', async () => {
+      const kept = await app.client.get('health', { headers: { 'x-request-id': 'abc-123.x' } });
+      expect(kept.headers['x-request-id']).to.equal('abc-123.x');
+      const replaced = await app.client.get('health', { headers: { 'x-request-id': 'no spaces <allowed>' } });
+      expect(replaced.headers['x-request-id']).to.match(/^[0-9a-f-]{36}$/);
+    });
+  });
+
   describe('old versions (9.2)', () => {
     it('POST /api/v1/users/login answers 308 to /api/v3/users/login', async () => {
       const res = await app.client.post('api/v1/users/login', { json: { username: 'x', password: 'y' } });

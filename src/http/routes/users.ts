@@ -37,7 +37,7 @@ export function userRoutes(rt: Runtime): Router<AppState> {
     const op = await authenticateOperator(rt.orm.em, body.username, body.password);
     if (!op) throw controllerError(401, LOGIN_MESSAGES.invalid);
     const token = await signOperatorToken(op, cfg.jwtSecret, cfg.jwtExpiresIn);
-    ctx.cookies.set(OPERATOR_COOKIE, token, { httpOnly: true, sameSite: 'strict', overwrite: true });
+    ctx.cookies.set(OPERATOR_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, overwrite: true });
     ctx.body = {
       status: true,
       msg: LOGIN_MESSAGES.ok,
