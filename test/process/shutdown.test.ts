@@ -53,9 +53,14 @@ describe('SIGTERM (STYLE 14)', function () {
     p.child.kill('SIGTERM');
     await waitFor(() => p.stdout().includes('"msg":"shutting down"'), { timeoutMs: 10000, what: 'the shutdown to start' });
 
-    const refused = await got(`http://127.0.0.1:${port}/health`, { retry: { limit: 0 }, timeout: { request: 5000 } }).then(
-      () => 'answered',
-      (err: { code?: string }) => err.code,
+    // New connections are refused (polled: the log line may reach us a moment before the listener closes).
+    const refused = await waitFor(
+      async () =>
+        (await got(`http://127.0.0.1:${port}/health`, { retry: { limit: 0 }, timeout: { request: 5000 } }).then(
+          () => null,
+          (err: { code?: string }) => (err.code === 'ECONNREFUSED' ? err.code : null),
+        )),
+      { what: 'new connections to be refused' },
     );
     expect(refused).to.equal('ECONNREFUSED');
 
