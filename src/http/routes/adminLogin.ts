@@ -37,9 +37,9 @@ function render(ctx: AppContext, status: number, error?: string): void {
 /**
  * The operators' login page for browsers: GET shows the form; POST
  * (form-encoded) counts against the login limit, sets the httpOnly operator
- * cookie and sends the browser to `next`.
+ * cookie and sends the browser to `landing`.
  */
-export function adminLoginRoutes(rt: Runtime, next: string): Router<AppState> {
+export function adminLoginRoutes(rt: Runtime, landing: string): Router<AppState> {
   const limit = loginLimiter(rt);
   const validForm = compile(formSchema);
   const router = new Router<AppState>();
@@ -60,7 +60,7 @@ export function adminLoginRoutes(rt: Runtime, next: string): Router<AppState> {
     const token = await signOperatorToken(op, rt.config.jwtSecret, rt.config.jwtExpiresIn);
     ctx.cookies.set(OPERATOR_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, overwrite: true });
     ctx.status = 303;
-    ctx.redirect(next);
+    ctx.redirect(landing);
   });
   return router;
 }
