@@ -10,11 +10,15 @@ export type NodeEnv = 'development' | 'test' | 'production';
 export interface Config {
   nodeEnv: NodeEnv;
   port: number;
+  /** trust X-Forwarded-* from a reverse proxy (client IP for the login limit) */
+  trustProxy: boolean;
   databaseUrl: string;
   redisUrl: string;
   offerResponseWindowMs: number;
   offerMaxOpenMs: number;
   requestTimeoutMs: number;
+  /** longest a SIGTERM drain may take before the process gives up and exits 1 */
+  shutdownTimeoutMs: number;
   webhookTimeoutMs: number;
   loginRateLimit: number;
   loginRateWindowS: number;
@@ -49,10 +53,11 @@ export interface Config {
 
 interface VarSpec {
   key: keyof Config;
-  type: 'string' | 'integer' | 'number';
-  default?: string | number | null;
+  type: 'string' | 'integer' | 'number' | 'boolean';
+  default?: string | number | boolean | null;
   enum?: string[];
   minimum?: number;
+  maximum?: number;
   pattern?: string;
   /** required when NODE_ENV is production */
   requiredInProduction?: boolean;
@@ -62,12 +67,14 @@ const DEV_ONLY_SECRET = 'development-only-secret-change-me';
 
 const VARS: Record<string, VarSpec> = {
   NODE_ENV: { key: 'nodeEnv', type: 'string', default: 'development', enum: ['development', 'test', 'production'] },
-  PORT: { key: 'port', type: 'integer', default: 3000, minimum: 0 },
+  PORT: { key: 'port', type: 'integer', default: 3000, minimum: 0, maximum: 65535 },
+  TRUST_PROXY: { key: 'trustProxy', type: 'boolean', default: false },
   DATABASE_URL: { key: 'databaseUrl', type: 'string', default: 'postgres://postgres@127.0.0.1:5432/broker', pattern: '^postgres(ql)?://' },
   REDIS_URL: { key: 'redisUrl', type: 'string', default: 'redis://127.0.0.1:6379', pattern: '^rediss?://' },
   OFFER_RESPONSE_WINDOW_MS: { key: 'offerResponseWindowMs', type: 'integer', default: 30000, minimum: 1 },
   OFFER_MAX_OPEN_MS: { key: 'offerMaxOpenMs', type: 'integer', default: 900000, minimum: 1 },
   REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', type: 'integer', default: 60000, minimum: 1 },
+  SHUTDOWN_TIMEOUT_MS: { key: 'shutdownTimeoutMs', type: 'integer', default: 30000, minimum: 1 },
   WEBHOOK_TIMEOUT_MS: { key: 'webhookTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
   LOGIN_RATE_LIMIT: { key: 'loginRateLimit', type: 'integer', default: 5, minimum: 1 },
   LOGIN_RATE_WINDOW_S: { key: 'loginRateWindowS', type: 'integer', default: 900, minimum: 1 },
@@ -121,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const schema: Record<string, unknown> = { type: spec.type };
     if (spec.enum) schema.enum = spec.enum;
     if (spec.minimum !== undefined) schema.minimum = spec.minimum;
+    if (spec.maximum !== undefined) schema.maximum = spec.maximum;
     if (spec.pattern) schema.pattern = spec.pattern;
     const holder = { v: raw as unknown };
     const validate = ajv.compile({ type: 'object', properties: { v: schema } });

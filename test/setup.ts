@@ -5,11 +5,11 @@
  */
 import nock from 'nock';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { Redis } from 'ioredis';
 import { resetConfig } from '../config/index.js';
 import { dropDatabase, ensureDatabase, migrate } from '../src/db/database.js';
 import { createOrm } from '../src/db/orm.js';
+import { checkPostgres, checkRedis } from './helpers/services.js';
 
 const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const baseDb = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -24,39 +24,13 @@ process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.OFFER_RESPONSE_WINDOW_MS ??= '1500';
 process.env.WEBHOOK_TIMEOUT_MS ??= '2000';
 process.env.NOTIFICATION_BACKOFF_MS ??= '100';
+// Every test file logs in from 127.0.0.1 on the same Redis prefix: the login limit's own tests set it back to 5.
+process.env.LOGIN_RATE_LIMIT ??= '1000';
 resetConfig();
 
-async function checkPostgres(): Promise<void> {
-  const admin = new URL(dbUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString(), connectionTimeoutMillis: 3000 });
-  try {
-    await client.connect();
-    await client.query('select 1');
-  } catch (err) {
-    throw new Error(
-      `PostgreSQL is not reachable at ${admin.host} (${(err as Error).message}). Start it, or set TEST_DATABASE_URL.`,
-    );
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
-
-async function checkRedis(): Promise<void> {
-  const redis = new Redis(process.env.REDIS_URL!, { lazyConnect: true, maxRetriesPerRequest: 0, connectTimeout: 3000, retryStrategy: () => null });
-  try {
-    await redis.connect();
-    await redis.ping();
-  } catch (err) {
-    throw new Error(`Redis is not reachable at ${process.env.REDIS_URL} (${(err as Error).message}). Start it, or set TEST_REDIS_URL.`);
-  } finally {
-    redis.disconnect();
-  }
-}
-
 export async function mochaGlobalSetup(): Promise<void> {
-  await checkPostgres();
-  await checkRedis();
+  await checkPostgres(process.env.DATABASE_URL!);
+  await checkRedis(process.env.REDIS_URL!);
   await ensureDatabase(process.env.DATABASE_URL!);
   const orm = await createOrm(process.env.DATABASE_URL!);
   try {

@@ -9,4 +9,4 @@ rt.log.info({ queues: group.workers.map((w) => w.name) }, 'workers running');
 onShutdown(rt.log, [
   ['workers', () => group.close()],
   ['runtime', () => rt.close()],
-]);
+], rt.config.shutdownTimeoutMs);

@@ -1,28 +1,32 @@
 /**
- * The Koa application: the edge only. Order: errors → timeout → version
- * redirects → health → operator pages → body parsing → ORM request context →
- * the /api/v3 routes → unknown-route body.
+ * The Koa application: the edge only. Order: request id → errors → timeout →
+ * unknown-route body → version redirects → health → ORM request context →
+ * operator pages → JSON body → the /api/v3 routes.
  */
 import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
-import bodyParser from 'koa-bodyparser';
 import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../main/runtime.js';
 import type { AppState } from './context.js';
 import { errorMiddleware } from './middleware/errors.js';
+import { jsonBody } from './middleware/body.js';
 import { API_PREFIX, notFound, versionRedirect } from './middleware/routing.js';
 import { timeoutMiddleware } from './middleware/timeout.js';
-import { mountBullBoard } from './routes/admin.js';
+import { mountAdmin } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
 import { apiRouters } from './routes/index.js';
 
+/** A caller's x-request-id is kept when it is a plain token; anything else is replaced (it goes into logs). */
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
 export function createApp(rt: Runtime): Koa<AppState> {
-  const app = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === '1' });
+  const app = new Koa<AppState>({ proxy: rt.config.trustProxy });
   app.silent = true;
 
   app.use(async (ctx, next) => {
-    ctx.state.requestId = ctx.get('x-request-id') || randomUUID();
+    const given = ctx.get('x-request-id');
+    ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
     ctx.set('x-request-id', ctx.state.requestId);
     await next();
   });
@@ -30,27 +34,16 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.use(timeoutMiddleware(rt.config.requestTimeoutMs, rt.log));
   app.use(notFound);
   app.use(versionRedirect);
-
-  const health = healthRoutes(rt);
-  app.use(health.routes());
-
-  mountBullBoard(app, rt);
-
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: rt.config.bodyLimit,
-      strict: true,
-      onerror: (err) => {
-        throw err;
-      },
-    }),
-  );
+  app.use(healthRoutes(rt).routes());
   app.use((ctx, next) => RequestContext.create(rt.orm.em, next));
 
+  mountAdmin(app, rt);
+
+  app.use(jsonBody(rt.config.bodyLimit));
+
+  // No allowedMethods(): a known path with another method is an unknown route (spec 4.9).
   const api = new Router<AppState>({ prefix: API_PREFIX });
-  for (const r of apiRouters(rt)) api.use(r.routes(), r.allowedMethods());
+  for (const r of apiRouters(rt)) api.use(r.routes());
   app.use(api.routes());
-  app.use(api.allowedMethods());
   return app;
 }

@@ -52,4 +52,5 @@ export const MESSAGES = {
   bodyTooLarge: 'El cuerpo de la solicitud excede el tamaño permitido',
   malformedJson: 'EL CUERPO DE LA SOLICITUD NO ES UN JSON VÁLIDO',
   unsupportedMediaType: 'EL CUERPO DE LA SOLICITUD DEBE SER JSON (Content-Type: application/json)',
+  unsupportedEncoding: 'LA CODIFICACIÓN DEL CUERPO DE LA SOLICITUD NO ES SOPORTADA',
 } as const;

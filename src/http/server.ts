@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../main/runtime.js';
 import { createApp } from './app.js';
@@ -6,7 +6,7 @@ import { createApp } from './app.js';
 export interface HttpServer {
   server: Server;
   port: number;
-  /** stop accepting, let in-flight requests finish, close idle keep-alive sockets */
+  /** stop accepting, let in-flight requests finish, then close their connections too */
   close(): Promise<void>;
 }
 
@@ -16,6 +16,17 @@ export async function startHttpServer(rt: Runtime, port = rt.config.port): Promi
   // Our own timeout middleware answers 408 first; these are the socket-level backstops.
   server.requestTimeout = rt.config.requestTimeoutMs + 5000;
   server.headersTimeout = Math.min(rt.config.requestTimeoutMs + 5000, 65000);
+
+  // While closing, a finished response must not leave its keep-alive connection open for
+  // keepAliveTimeout: answers still to be sent say `Connection: close`.
+  let closing = false;
+  const inFlight = new Set<ServerResponse>();
+  server.on('request', (_req, res: ServerResponse) => {
+    if (closing) res.setHeader('Connection', 'close');
+    inFlight.add(res);
+    res.on('close', () => inFlight.delete(res));
+  });
+
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '0.0.0.0', () => {
@@ -29,6 +40,8 @@ export async function startHttpServer(rt: Runtime, port = rt.config.port): Promi
     port: actual,
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
+        for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
         server.close(() => resolve());
         server.closeIdleConnections();
       }),

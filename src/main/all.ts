@@ -23,4 +23,4 @@ onShutdown(rt.log, [
   ['http', () => http.close()],
   ['workers', () => group.close()],
   ['runtime', () => rt.close()],
-]);
+], rt.config.shutdownTimeoutMs);

@@ -30,6 +30,8 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   const orm = await createOrm(cfg.databaseUrl);
   const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: null });
   const queues = new Queues(redis, cfg.queuePrefix);
+  // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.
+  for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
   const geocoder = new GazetteerGeocoder(() => orm.em);
   let closed = false;

@@ -9,4 +9,4 @@ rt.log.info({ port: http.port }, 'api listening');
 onShutdown(rt.log, [
   ['http', () => http.close()],
   ['runtime', () => rt.close()],
-]);
+], rt.config.shutdownTimeoutMs);

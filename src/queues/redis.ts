@@ -9,3 +9,19 @@ export function createRedis(url: string, opts: RedisOptions = {}): Redis {
 }
 
 export type { Redis };
+
+/** Resolves once `redis` is ready (at once when it is); rejects after `ms` so a request never waits on a Redis that is down. */
+export function whenReady(redis: Redis, ms: number): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise<void>((resolve, reject) => {
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      reject(new Error(`Redis not ready after ${ms} ms (${redis.status})`));
+    }, ms);
+    redis.once('ready', onReady);
+  });
+}

@@ -6,7 +6,7 @@ import type { Next } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser } from '../../db/entities/index.js';
 import type { AppContext } from '../context.js';
-import { HttpError, keyError, systemError } from '../errors.js';
+import { HttpError, controllerError, keyError, systemError } from '../errors.js';
 import { verifyOperatorToken } from './jwt.js';
 import { safeEqual, sha256Hex } from './passwords.js';
 
@@ -23,6 +23,9 @@ export const AUTH_MESSAGES = {
     'La solicitud no puede ser completada, debido a que no tiene permiso de acceso a este endpoint. Por favor, comuníquese con el administrador de la API.',
   keyInternal: 'Error interno en la validación de la clave de acceso.',
 } as const;
+
+/** The httpOnly cookie that carries an operator's JWT to the operator pages. */
+export const OPERATOR_COOKIE = 'operator_token';
 
 export function canUse(user: Pick<ApiUser, 'endpoints'>, endpoint: string): boolean {
   return user.endpoints.includes('*') || user.endpoints.includes(endpoint);
@@ -92,14 +95,20 @@ export function apiKeyAuth(em: EmProvider, endpoint: string) {
   };
 }
 
-/** Koa middleware: an operator's Bearer JWT, or else HTTP Basic (POST /finalize, spec 5.3). */
+const bearerToken = (ctx: AppContext): string | undefined => /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
+
+/**
+ * Koa middleware: an operator's Bearer JWT, or else HTTP Basic (POST /finalize,
+ * spec 5.3). A bad or expired token answers 401 in the controller envelope of
+ * 4.4; Basic failures keep the system envelope of 5.1.
+ */
 export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: string) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const header = ctx.get('authorization');
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const bearer = bearerToken(ctx);
     if (bearer) {
-      const op = await verifyOperatorToken(bearer[1], jwtSecret);
-      if (!op) throw systemError(401, AUTH_MESSAGES.basicInvalid);
+      const op = await verifyOperatorToken(bearer, jwtSecret);
+      if (!op) throw controllerError(401, AUTH_MESSAGES.basicInvalid);
       ctx.state.operator = op;
     } else {
       ctx.state.apiUser = await authenticateBasic(em(), header || undefined, endpoint);
@@ -108,13 +117,21 @@ export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: stri
   };
 }
 
-/** Koa middleware for operator pages: Bearer JWT or the `operator_token` cookie set at login. */
-export function operatorAuth(jwtSecret: string) {
+export const OPERATOR_LOGIN_REQUIRED = 'Inicie sesión como operador para ver esta página.';
+
+/**
+ * Koa middleware for operator pages: Bearer JWT or the operator cookie set at
+ * login. Without a valid one, a browser (Accept: text/html) is sent to
+ * `loginPath`; any other client gets 401 JSON.
+ */
+export function operatorAuth(jwtSecret: string, loginPath: string) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
-    const token = bearer?.[1] ?? ctx.cookies.get('operator_token');
+    const token = bearerToken(ctx) ?? ctx.cookies.get(OPERATOR_COOKIE);
     const op = token ? await verifyOperatorToken(token, jwtSecret) : null;
-    if (!op) throw new HttpError(401, { status: false, msg: 'Inicie sesión como operador para ver esta página.' });
+    if (!op) {
+      if (ctx.accepts('json', 'html') === 'html') return ctx.redirect(loginPath);
+      throw new HttpError(401, { status: false, msg: OPERATOR_LOGIN_REQUIRED });
+    }
     ctx.state.operator = op;
     await next();
   };

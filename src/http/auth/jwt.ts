@@ -3,15 +3,15 @@ import type { OperatorUser } from '../../db/entities/index.js';
 
 export type OperatorClaims = Pick<OperatorUser, 'id' | 'username' | 'role'>;
 
-const ISSUER = 'service-offer-broker';
-const AUDIENCE = 'operators';
+export const JWT_ISSUER = 'service-offer-broker';
+export const JWT_AUDIENCE = 'operators';
 
 export async function signOperatorToken(op: OperatorClaims, secret: string, expiresIn: string): Promise<string> {
   return new SignJWT({ username: op.username, role: op.role })
     .setProtectedHeader({ alg: 'HS256' })
     .setSubject(String(op.id))
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
+    .setIssuer(JWT_ISSUER)
+    .setAudience(JWT_AUDIENCE)
     .setIssuedAt()
     .setExpirationTime(expiresIn)
     .sign(new TextEncoder().encode(secret));
@@ -21,8 +21,8 @@ export async function signOperatorToken(op: OperatorClaims, secret: string, expi
 export async function verifyOperatorToken(token: string, secret: string): Promise<OperatorClaims | null> {
   try {
     const { payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
-      issuer: ISSUER,
-      audience: AUDIENCE,
+      issuer: JWT_ISSUER,
+      audience: JWT_AUDIENCE,
       algorithms: ['HS256'],
     });
     const role = payload.role === 'admin' ? 'admin' : 'operator';

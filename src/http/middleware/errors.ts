@@ -3,17 +3,16 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { HttpError, MESSAGES, newErrorId, systemBody } from '../errors.js';
 
-interface BodyParserError extends Error {
+/** What koa's `ctx.throw` and the http-errors package raise. */
+interface ExposedError extends Error {
   status?: number;
-  statusCode?: number;
-  type?: string;
   expose?: boolean;
 }
 
 /**
- * Turns every error into its envelope: HttpError as it says; body-parser
- * failures as 400/413/415; anything else as the 500 system envelope whose
- * errorId is in the log line.
+ * Turns every error into its envelope: an HttpError as it says; a client error
+ * raised with `ctx.throw(4xx, msg)` in the controller envelope; anything else
+ * as the 500 system envelope whose errorId is in the log line.
  */
 export function errorMiddleware(log: Logger) {
   return async function handleErrors(ctx: AppContext, next: Next): Promise<void> {
@@ -30,25 +29,9 @@ export function errorMiddleware(log: Logger) {
         ctx.body = err.body;
         return;
       }
-      const e = err as BodyParserError;
-      const status = e.status ?? e.statusCode;
-      if (status === 413 || e.type === 'entity.too.large') {
-        ctx.status = 413;
-        ctx.body = systemBody(MESSAGES.bodyTooLarge);
-        return;
-      }
-      if (status === 415) {
-        ctx.status = 415;
-        ctx.body = { status: false, msg: MESSAGES.unsupportedMediaType };
-        return;
-      }
-      if (status === 400 && (e.type === 'entity.parse.failed' || e.name === 'SyntaxError')) {
-        ctx.status = 400;
-        ctx.body = { status: false, msg: MESSAGES.malformedJson };
-        return;
-      }
-      if (status === 400 && e.expose) {
-        ctx.status = 400;
+      const e = err as ExposedError;
+      if (e.expose && e.status !== undefined && e.status >= 400 && e.status < 500) {
+        ctx.status = e.status;
         ctx.body = { status: false, msg: e.message };
         return;
       }

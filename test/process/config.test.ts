@@ -1,0 +1,58 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../config/index.js';
+import { spawnEntry } from '../helpers/spawn.js';
+
+const problems = (env: Record<string, string>): string[] => {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+};
+
+describe('configuration (STYLE 12)', () => {
+  it('has the run contract\'s defaults', () => {
+    const cfg = loadConfig({});
+    expect(cfg).to.include({
+      port: 3000,
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/broker',
+      redisUrl: 'redis://127.0.0.1:6379',
+      offerResponseWindowMs: 30000,
+      offerMaxOpenMs: 900000,
+      requestTimeoutMs: 60000,
+      webhookTimeoutMs: 10000,
+      loginRateLimit: 5,
+      loginRateWindowS: 900,
+      queuePrefix: 'bull',
+      trustProxy: false,
+    });
+  });
+
+  it('names every bad variable at once', () => {
+    const found = problems({ PORT: 'abc', REQUEST_TIMEOUT_MS: '0', REDIS_URL: 'http://x', TRUST_PROXY: 'maybe', PORT_UNUSED: '1' });
+    expect(found).to.have.length(4);
+    expect(found.join('\n')).to.match(/^PORT="abc"/m).and.match(/^REQUEST_TIMEOUT_MS="0"/m).and.match(/^REDIS_URL=/m).and.match(/^TRUST_PROXY=/m);
+  });
+
+  it('refuses a port out of range', () => {
+    expect(problems({ PORT: '70000' })).to.deep.equal(['PORT="70000" is invalid: must be <= 65535']);
+  });
+
+  it('requires the secrets in production', () => {
+    const found = problems({ NODE_ENV: 'production' });
+    expect(found).to.have.members([
+      'JWT_SECRET is required when NODE_ENV is production',
+      'INTEGRITY_SECRET is required when NODE_ENV is production',
+    ]);
+  });
+
+  it('stops the web process at start with exit 1 and a message naming the variable', async () => {
+    const p = spawnEntry('dist/src/main/web.js', { PORT: 'abc' });
+    const { code } = await p.exited;
+    expect(code).to.equal(1);
+    expect(p.stderr()).to.equal('Invalid configuration:\n  PORT="abc" is invalid: must be integer\n');
+    expect(p.stdout()).to.equal('');
+  });
+});

@@ -1,0 +1,117 @@
+import { expect } from 'chai';
+import got from 'got';
+import { dropDatabase } from '../../src/db/database.js';
+import { LOGIN_MESSAGES } from '../../src/http/routes/users.js';
+import { jobId } from '../../src/queues/registry.js';
+import { handlers } from '../../workers/processors/index.js';
+import { startApp } from '../helpers/harness.js';
+import { freePort } from '../helpers/ports.js';
+import { parseResponse, rawConnection } from '../helpers/raw.js';
+import { spawnEntry, type Spawned } from '../helpers/spawn.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('SIGTERM (STYLE 14)', function () {
+  this.timeout(60000);
+  // A database and a queue prefix of its own: `npm start` migrates and may load demo data, and its
+  // workers must not take the other tests' jobs.
+  const db = new URL(process.env.DATABASE_URL!);
+  db.pathname = `${db.pathname}_sigterm`;
+  let proc: Spawned | undefined;
+
+  after(async () => {
+    if (proc && proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    await dropDatabase(db.toString());
+  });
+
+  it('stops taking requests, finishes the one in flight and exits 0', async () => {
+    const port = await freePort();
+    proc = spawnEntry('dist/src/main/all.js', {
+      PORT: String(port),
+      DATABASE_URL: db.toString(),
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_sigterm`,
+      LOG_LEVEL: 'info',
+    });
+    const p = proc;
+    await waitFor(
+      async () => {
+        if (p.child.exitCode !== null) throw new Error(`exited early: ${p.stderr()}`);
+        const res = await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } }).catch(() => null);
+        return res?.statusCode === 200;
+      },
+      { timeoutMs: 45000, intervalMs: 100, what: 'GET /health 200' },
+    );
+
+    // A request in flight: its body arrives in two parts, the second after SIGTERM.
+    const body = JSON.stringify({ username: 'nobody', password: 'wrong' });
+    const conn = rawConnection(port);
+    conn.socket.write(
+      `POST /api/v3/users/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 10)}`,
+    );
+    // A later request answered means the server has accepted and parsed the earlier one's headers.
+    const later = await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } });
+    expect(later.statusCode).to.equal(200);
+    p.child.kill('SIGTERM');
+    await waitFor(() => p.stdout().includes('"msg":"shutting down"'), { timeoutMs: 10000, what: 'the shutdown to start' });
+
+    // New connections are refused (polled: the log line may reach us a moment before the listener closes).
+    const refused = await waitFor(
+      async () =>
+        (await got(`http://127.0.0.1:${port}/health`, { retry: { limit: 0 }, timeout: { request: 5000 } }).then(
+          () => null,
+          (err: { code?: string }) => (err.code === 'ECONNREFUSED' ? err.code : null),
+        )),
+      { what: 'new connections to be refused' },
+    );
+    expect(refused).to.equal('ECONNREFUSED');
+
+    conn.socket.write(body.slice(10));
+    const res = parseResponse(await conn.received);
+    expect(res.statusCode).to.equal(401);
+    expect(res.headers.connection).to.equal('close');
+    expect(JSON.parse(res.body)).to.deep.equal({ status: false, msg: LOGIN_MESSAGES.invalid });
+
+    const { code } = await p.exited;
+    expect(code).to.equal(0);
+    const steps = p
+      .stdout()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { msg: string; step?: string })
+      .filter((l) => l.msg === 'shutdown step done')
+      .map((l) => l.step);
+    expect(steps).to.deep.equal(['http', 'workers', 'runtime']);
+  });
+
+  it('lets a running job finish before the workers close', async () => {
+    const events: string[] = [];
+    let release: () => void = () => undefined;
+    const app = await startApp({
+      env: { QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_drain` },
+      workers: {
+        handlers: {
+          ...handlers,
+          'offer-distribution': {
+            distribute: async (_rt, data) => {
+              events.push(`started ${data.offerUuid}`);
+              await new Promise<void>((resolve) => (release = resolve));
+              events.push(`finished ${data.offerUuid}`);
+            },
+          },
+        },
+      },
+    });
+    try {
+      await app.rt.queues.add('offer-distribution', 'distribute', { offerUuid: 'drain-1' }, { jobId: jobId('distribute', 'drain-1') });
+      await waitFor(() => events.includes('started drain-1'), { what: 'the job to start' });
+      const closed = app.workers!.close().then(() => events.push('workers closed'));
+      await waitFor(() => app.workers!.workers.every((w) => w.closing), { what: 'the workers to stop taking jobs' });
+      release();
+      await closed;
+      expect(events).to.deep.equal(['started drain-1', 'finished drain-1', 'workers closed']);
+      const job = await app.rt.queues.get('offer-distribution').getJob(jobId('distribute', 'drain-1'));
+      expect(await job?.getState()).to.equal('completed');
+    } finally {
+      await app.close();
+    }
+  });
+});
