@@ -10,7 +10,7 @@ import { logger } from '../logger.js';
 import { Queues } from '../queues/queues.js';
 import { createRedis, type Redis } from '../queues/redis.js';
 import { RedisEventPublisher, type EventPublisher } from '../realtime/bus.js';
-import { GazetteerGeocoder, type Geocoder } from '../geocoding/index.js';
+import { createGeocoder, type Geocoder } from '../geocoding/index.js';
 
 export interface Runtime {
   config: Config;
@@ -31,7 +31,7 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: null });
   const queues = new Queues(redis, cfg.queuePrefix);
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
-  const geocoder = new GazetteerGeocoder(() => orm.em);
+  const geocoder = createGeocoder(cfg, () => orm.em);
   let closed = false;
   return {
     config: cfg,
