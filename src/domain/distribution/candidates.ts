@@ -1,0 +1,90 @@
+/**
+ * "Who gets this offer" (decisions D8) as one indexed query: the centrals whose
+ * coverage for the service type contains the point (GiST on central_area.area),
+ * and their available technicians of that type with a fresh position within
+ * the radius, nearest first, at most `cap` (GiST KNN on the positions of
+ * available technicians).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export interface CandidateQuery {
+  lat: number;
+  lng: number;
+  serviceTypeId: number;
+  radiusKm: number;
+  /** positions older than this do not count; 0: any age */
+  maxAgeS: number;
+  cap: number;
+}
+
+export interface Candidate {
+  centralId: number;
+  /** null for the central's own row */
+  technicianId: number | null;
+  technicianDni: string | null;
+  /** geodesic distance from the technician to the point (m); null for a central */
+  distanceM: number | null;
+}
+
+const POINT = `st_setsrid(st_makepoint(?::float8, ?::float8), 4326)`;
+
+/** The SQL and its parameters (also used by the plan test and the benchmark). */
+export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown[] } {
+  const pt = [q.lng, q.lat];
+  const sql = `
+    with covering as (
+      select distinct a.central_id
+        from central_area a
+       where a.service_type_id = ?
+         and st_intersects(a.area, ${POINT})
+    ),
+    nearby as (
+      select t.id, t.dni, t.central_id, st_distance(t.position, ${POINT}::geography) as distance_m
+        from technician t
+       where t.available
+         and t.central_id in (select central_id from covering)
+         and (?::int = 0 or t.position_at >= now() - make_interval(secs => ?::int))
+         and (t.service_types @> ?::jsonb or t.service_types = '[]'::jsonb)
+         and st_dwithin(t.position, ${POINT}::geography, ?::float8)
+       order by t.position <-> ${POINT}::geography
+       limit ?::int
+    )
+    select * from (
+      select c.central_id, null::int as technician_id, null::text as technician_dni, null::float8 as distance_m
+        from covering c
+      union all
+      select n.central_id, n.id, n.dni, n.distance_m from nearby n
+    ) r
+    order by r.technician_id is not null, r.distance_m, r.central_id`;
+  const params = [
+    q.serviceTypeId,
+    ...pt,
+    ...pt,
+    q.maxAgeS,
+    q.maxAgeS,
+    JSON.stringify([q.serviceTypeId]),
+    ...pt,
+    q.radiusKm * 1000,
+    ...pt,
+    q.cap,
+  ];
+  return { sql, params };
+}
+
+export async function findCandidates(em: EntityManager, q: CandidateQuery): Promise<Candidate[]> {
+  const { sql, params } = candidatesSql(q);
+  const rows = await em
+    .getConnection()
+    .execute<Array<{ central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null }>>(
+      sql,
+      params,
+      'all',
+      em.getTransactionContext(),
+    );
+  return rows.map((r) => ({
+    centralId: r.central_id,
+    technicianId: r.technician_id,
+    technicianDni: r.technician_dni,
+    distanceM: r.distance_m == null ? null : Number(r.distance_m),
+  }));
+}
