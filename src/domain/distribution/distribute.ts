@@ -107,14 +107,17 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   await em.flush();
 }
 
-/** Claims the technicians not yet notified and publishes `offer.new` to each (D10); returns how many. */
+/** Claims the technicians not yet notified and publishes `offer.new` to each, nearest first (D10); returns how many. */
 async function publishToTechnicians(rt: Runtime, em: EntityManager, offer: Offer): Promise<number> {
   const claimed = await em
     .getConnection()
     .execute<Array<{ technician_id: number; distance_km: number }>>(
-      `update offer_recipient set notified_at = now()
-        where offer_uuid = ? and kind = 'technician' and notified_at is null
-        returning technician_id, distance_km`,
+      `with claimed as (
+         update offer_recipient set notified_at = now()
+          where offer_uuid = ? and kind = 'technician' and notified_at is null
+          returning technician_id, distance_km
+       )
+       select technician_id, distance_km from claimed order by distance_km`,
       [offer.uuid],
     );
   const fields = offerFields(offer);
