@@ -2,8 +2,8 @@
  * "Who gets this offer" (decisions D8) as one indexed query: the centrals whose
  * coverage for the service type contains the point (GiST on central_area.area),
  * and their available technicians of that type with a fresh position within
- * the radius, nearest first, at most `cap` (GiST KNN on the positions of
- * available technicians).
+ * the radius, nearest first, at most `cap` (a KNN walk of the GiST index over
+ * the positions of available technicians, which stops at the cap).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -28,11 +28,22 @@ export interface Candidate {
 
 const POINT = `st_setsrid(st_makepoint(?::float8, ?::float8), 4326)`;
 
-/** The SQL and its parameters (also used by the plan test and the benchmark). */
+/**
+ * PostGIS estimates "polygons containing a point" at about one row and
+ * ST_DWithin on geography at about 0.01 % of the table, so the planner prefers
+ * a bitmap scan per covering central and a sort over the KNN walk: ~60 ms
+ * instead of ~4 ms with 100,000 technicians (bench/geo-query.ts). For this
+ * statement only, sorting is priced out (the KNN order is the only cheap
+ * one) and JIT is off (that price would otherwise trigger it).
+ */
+const PLAN_SETTINGS = `set local enable_sort = off; set local jit = off`;
+const PLAN_RESET = `reset enable_sort; reset jit`;
+
+/** The SQL and its parameters (the plan test and the benchmark explain it). */
 export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown[] } {
   const pt = [q.lng, q.lat];
   const sql = `
-    with covering as (
+    with covering as materialized (
       select distinct a.central_id
         from central_area a
        where a.service_type_id = ?
@@ -42,7 +53,7 @@ export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown
       select t.id, t.dni, t.central_id, st_distance(t.position, ${POINT}::geography) as distance_m
         from technician t
        where t.available
-         and t.central_id in (select central_id from covering)
+         and t.central_id = any(array(select central_id from covering))
          and (?::int = 0 or t.position_at >= now() - make_interval(secs => ?::int))
          and (t.service_types @> ?::jsonb or t.service_types = '[]'::jsonb)
          and st_dwithin(t.position, ${POINT}::geography, ?::float8)
@@ -71,20 +82,36 @@ export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown
   return { sql, params };
 }
 
+/** Runs `sql` with the candidates query's plan settings, in the caller's transaction or else in one of its own. */
+async function withPlanSettings<R extends object>(em: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
+  const run = async (tem: EntityManager) => {
+    const conn = tem.getConnection();
+    const tx = tem.getTransactionContext();
+    await conn.execute(PLAN_SETTINGS, [], 'run', tx);
+    const rows = await conn.execute<R[]>(sql, params, 'all', tx);
+    await conn.execute(PLAN_RESET, [], 'run', tx);
+    return rows;
+  };
+  return em.getTransactionContext() ? run(em) : em.transactional(run);
+}
+
 export async function findCandidates(em: EntityManager, q: CandidateQuery): Promise<Candidate[]> {
   const { sql, params } = candidatesSql(q);
-  const rows = await em
-    .getConnection()
-    .execute<Array<{ central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null }>>(
-      sql,
-      params,
-      'all',
-      em.getTransactionContext(),
-    );
+  const rows = await withPlanSettings<{ central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null }>(
+    em,
+    sql,
+    params,
+  );
   return rows.map((r) => ({
     centralId: r.central_id,
     technicianId: r.technician_id,
     technicianDni: r.technician_dni,
     distanceM: r.distance_m == null ? null : Number(r.distance_m),
   }));
+}
+
+/** EXPLAIN of the candidates query as findCandidates runs it: `(format json)` options, e.g. 'analyze, format json'. */
+export async function explainCandidates(em: EntityManager, q: CandidateQuery, options = 'format json'): Promise<Array<{ 'QUERY PLAN': unknown }>> {
+  const { sql, params } = candidatesSql(q);
+  return withPlanSettings<{ 'QUERY PLAN': unknown }>(em, `explain (${options}) ${sql}`, params);
 }
