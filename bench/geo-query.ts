@@ -55,8 +55,7 @@ try {
     }
     client.sort((a, b) => a - b);
     server.sort((a, b) => a - b);
-    const techs = found.filter((c) => c.technicianId !== null).length;
-    console.log(`\n== ${name}: ${found.length - techs} covering centrals, ${techs} technicians`);
+    console.log(`\n== ${name}: ${found.centrals.length} covering centrals, ${found.technicians.length} technicians`);
     console.log(plan.map((r) => r['QUERY PLAN']).join('\n'));
     console.log(
       `findCandidates over ${N} calls: median ${ms(pct(client, 50))}, p99 ${ms(pct(client, 99))}; ` +

@@ -17,13 +17,20 @@ export interface CandidateQuery {
   cap: number;
 }
 
-export interface Candidate {
+/** A technician the offer goes to. */
+export interface NearbyTechnician {
+  technicianId: number;
+  dni: string;
   centralId: number;
-  /** null for the central's own row */
-  technicianId: number | null;
-  technicianDni: string | null;
-  /** geodesic distance from the technician to the point (m); null for a central */
-  distanceM: number | null;
+  /** geodesic distance to the point (m) */
+  distanceM: number;
+}
+
+export interface Candidates {
+  /** ids of the covering centrals */
+  centrals: number[];
+  /** nearest first */
+  technicians: NearbyTechnician[];
 }
 
 const POINT = `st_setsrid(st_makepoint(?::float8, ?::float8), 4326)`;
@@ -95,19 +102,17 @@ async function withPlanSettings<R extends object>(em: EntityManager, sql: string
   return em.getTransactionContext() ? run(em) : em.transactional(run);
 }
 
-export async function findCandidates(em: EntityManager, q: CandidateQuery): Promise<Candidate[]> {
+export async function findCandidates(em: EntityManager, q: CandidateQuery): Promise<Candidates> {
   const { sql, params } = candidatesSql(q);
-  const rows = await withPlanSettings<{ central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null }>(
-    em,
-    sql,
-    params,
-  );
-  return rows.map((r) => ({
-    centralId: r.central_id,
-    technicianId: r.technician_id,
-    technicianDni: r.technician_dni,
-    distanceM: r.distance_m == null ? null : Number(r.distance_m),
-  }));
+  type Row = { central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null };
+  const rows = await withPlanSettings<Row>(em, sql, params);
+  const centrals: number[] = [];
+  const technicians: NearbyTechnician[] = [];
+  for (const r of rows) {
+    if (r.technician_id === null) centrals.push(r.central_id);
+    else technicians.push({ technicianId: r.technician_id, dni: String(r.technician_dni), centralId: r.central_id, distanceM: Number(r.distance_m) });
+  }
+  return { centrals, technicians };
 }
 
 /** EXPLAIN of the candidates query as findCandidates runs it: `(format json)` options, e.g. 'analyze, format json'. */

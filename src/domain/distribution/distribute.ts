@@ -13,7 +13,7 @@ import { Central, OfferRecipient, WebhookDelivery, type Offer } from '../../db/e
 import type { Runtime } from '../../main/runtime.js';
 import { endpointUrl, sendPendingPushes } from '../../webhooks/offerPush.js';
 import { lockOffer } from '../offers/stateMachine.js';
-import { findCandidates, type Candidate } from './candidates.js';
+import { findCandidates } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
 
 export interface DistributionOutcome {
@@ -59,7 +59,7 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
 }
 
 async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offer: Offer): Promise<void> {
-  const candidates = await findCandidates(em, {
+  const { centrals: centralIds, technicians } = await findCandidates(em, {
     lat: offer.originLat,
     lng: offer.originLng,
     serviceTypeId: offer.serviceType.id,
@@ -67,15 +67,13 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
     maxAgeS: cfg.positionMaxAgeS,
     cap: cfg.distributionCap,
   });
-  const techs = candidates.filter((c): c is Candidate & { technicianId: number } => c.technicianId !== null);
-  const centralIds = candidates.filter((c) => c.technicianId === null).map((c) => c.centralId);
   const centrals = centralIds.length ? await em.find(Central, { id: { $in: centralIds } }, { populate: ['apiUser'] }) : [];
   const now = new Date();
   for (const central of centrals) {
     const url = endpointUrl(central.apiUser?.urlApi, central.apiUser?.apiEndpoint.oferta);
-    const nearby = techs
+    const nearby = technicians
       .filter((t) => t.centralId === central.id)
-      .map((t) => ({ dniTecnico: t.technicianDni ?? '', distance: km(t.distanceM ?? 0) }));
+      .map((t) => ({ dniTecnico: t.dni, distance: km(t.distanceM) }));
     const delivery = url
       ? em.create(WebhookDelivery, {
           id: randomUUID(),
@@ -93,14 +91,14 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
       : null;
     em.create(OfferRecipient, { offer, kind: 'central', central, channel: url ? 'http' : 'none', delivery, createdAt: now });
   }
-  for (const t of techs) {
+  for (const t of technicians) {
     em.create(OfferRecipient, {
       offer,
       kind: 'technician',
       central: t.centralId,
       technician: t.technicianId,
       channel: 'realtime',
-      distanceKm: km(t.distanceM ?? 0),
+      distanceKm: km(t.distanceM),
       createdAt: now,
     });
   }
