@@ -33,6 +33,10 @@ export interface Config {
   /** search radius for technicians (km); wider for priority (guardian SI) offers (D8) */
   searchRadiusKm: number;
   prioritySearchRadiusKm: number;
+  /** a technician's position older than this (seconds) does not count for distribution; 0: never stale */
+  positionMaxAgeS: number;
+  /** how many technicians (nearest first) one offer is pushed to */
+  distributionCap: number;
   /** fixed identity of the service operator in the acceptance notification (spec 6.1) */
   gestorId: string;
   gestorDni: string;
@@ -46,6 +50,8 @@ export interface Config {
   nominatimUrl: string;
   googleGeocodingKey: string;
   geocoderTimeoutMs: number;
+  /** how long an HTTP geocoder's "no result" is cached (seconds); results themselves are kept */
+  geocoderNegativeTtlS: number;
   /** how many times a state notification (D12) is tried before it is given up */
   notificationAttempts: number;
   notificationBackoffMs: number;
@@ -87,6 +93,8 @@ const VARS: Record<string, VarSpec> = {
   AVERAGE_SPEED_KMH: { key: 'averageSpeedKmh', type: 'number', default: 30, minimum: 1 },
   SEARCH_RADIUS_KM: { key: 'searchRadiusKm', type: 'number', default: 15, minimum: 0 },
   PRIORITY_SEARCH_RADIUS_KM: { key: 'prioritySearchRadiusKm', type: 'number', default: 30, minimum: 0 },
+  POSITION_MAX_AGE_S: { key: 'positionMaxAgeS', type: 'integer', default: 600, minimum: 0 },
+  DISTRIBUTION_CAP: { key: 'distributionCap', type: 'integer', default: 50, minimum: 1 },
   GESTOR_ID: { key: 'gestorId', type: 'string', default: 'BROKER' },
   GESTOR_DNI: { key: 'gestorDni', type: 'string', default: '900000000' },
   LEGACY_CENTRAL_NIT: { key: 'legacyCentralNit', type: 'string', default: null },
@@ -94,9 +102,10 @@ const VARS: Record<string, VarSpec> = {
   LEGACY_GESTOR_DNI: { key: 'legacyGestorDni', type: 'string', default: '900000001' },
   LEGACY_CHECK_DIGIT: { key: 'legacyCheckDigit', type: 'string', default: '0', pattern: '^[0-9]$' },
   GEOCODER: { key: 'geocoder', type: 'string', default: 'gazetteer', enum: ['gazetteer', 'nominatim', 'google'] },
-  NOMINATIM_URL: { key: 'nominatimUrl', type: 'string', default: 'http://127.0.0.1:8080' },
+  NOMINATIM_URL: { key: 'nominatimUrl', type: 'string', default: 'http://127.0.0.1:8080', pattern: '^https?://' },
   GOOGLE_GEOCODING_KEY: { key: 'googleGeocodingKey', type: 'string', default: '' },
   GEOCODER_TIMEOUT_MS: { key: 'geocoderTimeoutMs', type: 'integer', default: 5000, minimum: 1 },
+  GEOCODER_NEGATIVE_TTL_S: { key: 'geocoderNegativeTtlS', type: 'integer', default: 3600, minimum: 0 },
   NOTIFICATION_ATTEMPTS: { key: 'notificationAttempts', type: 'integer', default: 8, minimum: 1 },
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
 };
@@ -138,6 +147,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       continue;
     }
     out[spec.key] = holder.v;
+  }
+  if (out.geocoder === 'google' && !out.googleGeocodingKey) {
+    problems.push('GOOGLE_GEOCODING_KEY is required when GEOCODER is google');
   }
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze(out) as unknown as Config;

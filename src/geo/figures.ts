@@ -1,9 +1,12 @@
 /**
  * True figures of a response (spec 2.3, decisions D2): geodesic distance in km
- * from the technician to the offer's origin, computed by PostGIS, and the
- * arrival time (given, or estimated from the distance at the configured speed).
+ * (WGS 84 spheroid, computed by PostGIS) from the technician to the offer's
+ * origin, and the arrival time (given, or estimated from the distance at the
+ * configured speed). The technician's point is the acceptance's coordinates
+ * when valid, else the last known position; techCoords are that same point.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { acceptanceError } from '../http/errors.js';
 
 export interface ResponseFigures {
   distanceKm: number;
@@ -23,34 +26,60 @@ export interface FiguresInput {
   minutes?: number | null;
 }
 
+export const UNKNOWN_POSITION_MESSAGE =
+  'NO SE CONOCE LA POSICIÓN DEL TÉCNICO: ENVÍA latitudTecnico Y longitudTecnico, O REPORTA SU POSICIÓN ANTES DE RESPONDER';
+
+/** Finite, in range, and not (0, 0): coordinates equal to 0 count as missing (spec 2.1). */
+export function validCoords(lat: number | null | undefined, lng: number | null | undefined): boolean {
+  return (
+    typeof lat === 'number' &&
+    typeof lng === 'number' &&
+    Number.isFinite(lat) &&
+    Number.isFinite(lng) &&
+    Math.abs(lat) <= 90 &&
+    Math.abs(lng) <= 180 &&
+    !(lat === 0 && lng === 0)
+  );
+}
+
 export function estimateMinutes(distanceKm: number, averageSpeedKmh: number): number {
   return Math.max(1, Math.round((distanceKm / averageSpeedKmh) * 60));
 }
 
+/**
+ * The figures of a technician's response to an offer. Throws the acceptance
+ * envelope's 400 when the technician's point is unknown (no valid coordinates
+ * given and no position ever reported): a response without a distance could
+ * not be ranked fairly (D2).
+ */
 export async function computeResponseFigures(
   em: EntityManager,
   input: FiguresInput,
   averageSpeedKmh: number,
 ): Promise<ResponseFigures> {
-  const hasCoords = typeof input.lat === 'number' && typeof input.lng === 'number';
+  const given = validCoords(input.lat, input.lng);
   const rows = await em.getConnection().execute<Array<{ distance_m: number | null; lat: number | null; lng: number | null }>>(
     `select st_distance(o.origin, p.pt) as distance_m, st_y(p.pt::geometry) as lat, st_x(p.pt::geometry) as lng
        from offer o
        cross join lateral (
-         select case when ?::boolean then st_setsrid(st_makepoint(?, ?), 4326)::geography
+         select case when ?::boolean then st_setsrid(st_makepoint(?::float8, ?::float8), 4326)::geography
                      else (select t.position from technician t where t.id = ?) end as pt
        ) p
       where o.uuid = ?`,
-    [hasCoords, input.lng ?? 0, input.lat ?? 0, input.technicianId, input.offerUuid],
+    [given, given ? input.lng : 0, given ? input.lat : 0, input.technicianId, input.offerUuid],
+    'all',
+    em.getTransactionContext(),
   );
   const row = rows[0];
-  const distanceKm = row?.distance_m != null ? Math.round((Number(row.distance_m) / 1000) * 100) / 100 : 0;
-  const given = typeof input.minutes === 'number' && Number.isFinite(input.minutes) && input.minutes >= 0;
+  if (!row) throw new Error(`offer ${input.offerUuid} not found`);
+  if (row.distance_m == null) throw acceptanceError(400, UNKNOWN_POSITION_MESSAGE);
+  const distanceKm = Math.round(Number(row.distance_m)) / 1000;
+  const minutesGiven = typeof input.minutes === 'number' && Number.isFinite(input.minutes) && input.minutes >= 0;
   return {
     distanceKm,
-    timeMin: given ? (input.minutes as number) : estimateMinutes(distanceKm, averageSpeedKmh),
-    timeGiven: given,
-    techLat: row?.lat ?? null,
-    techLng: row?.lng ?? null,
+    timeMin: minutesGiven ? (input.minutes as number) : estimateMinutes(distanceKm, averageSpeedKmh),
+    timeGiven: minutesGiven,
+    techLat: row.lat == null ? null : Number(row.lat),
+    techLng: row.lng == null ? null : Number(row.lng),
   };
 }

@@ -1,41 +1,29 @@
 /**
- * Geocoding (decisions D9): one interface, adapters chosen by configuration.
- * The offline default is the gazetteer table that operators load.
+ * Geocoding (decisions D9): one interface, adapters chosen by configuration
+ * (GEOCODER). The offline default is the gazetteer table that operators load;
+ * the HTTP adapters (Nominatim-compatible, Google) sit behind a cache.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GazetteerEntry } from '../db/entities/index.js';
+import type { Config } from '../../config/index.js';
+import { CachedGeocoder } from './cache.js';
+import { GazetteerGeocoder } from './gazetteer.js';
+import type { Geocoder } from './geocoder.js';
+import { GoogleGeocoder } from './google.js';
+import { NominatimGeocoder } from './nominatim.js';
 
-export interface GeocodeResult {
-  lat: number;
-  lng: number;
-  ciudad: string | null;
-  departamento: string | null;
-}
+export * from './geocoder.js';
+export { GazetteerGeocoder } from './gazetteer.js';
 
-export interface Geocoder {
-  /** null when the address cannot be identified */
-  geocode(address: string): Promise<GeocodeResult | null>;
-}
+type GeocoderConfig = Pick<Config, 'geocoder' | 'nominatimUrl' | 'googleGeocodingKey' | 'geocoderTimeoutMs' | 'geocoderNegativeTtlS'>;
 
-/** Lower case, accents removed, punctuation folded to single spaces. */
-export function addressKey(address: string): string {
-  return address
-    .normalize('NFD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9#]+/g, ' ')
-    .trim();
-}
-
-/** Resolves exact addresses and municipality names loaded by provisioning. */
-export class GazetteerGeocoder implements Geocoder {
-  constructor(private readonly em: () => EntityManager) {}
-
-  async geocode(address: string): Promise<GeocodeResult | null> {
-    const key = addressKey(address);
-    if (!key) return null;
-    const hit = await this.em().findOne(GazetteerEntry, { addressKey: key });
-    if (!hit) return null;
-    return { lat: hit.lat, lng: hit.lng, ciudad: hit.ciudad ?? null, departamento: hit.departamento ?? null };
+/** The geocoder GEOCODER names; `em` gives the EntityManager of the current context. */
+export function createGeocoder(cfg: GeocoderConfig, em: () => EntityManager): Geocoder {
+  switch (cfg.geocoder) {
+    case 'gazetteer':
+      return new GazetteerGeocoder(em);
+    case 'nominatim':
+      return new CachedGeocoder(new NominatimGeocoder(cfg.nominatimUrl, cfg.geocoderTimeoutMs), 'nominatim', em, cfg.geocoderNegativeTtlS);
+    case 'google':
+      return new CachedGeocoder(new GoogleGeocoder(cfg.googleGeocodingKey, cfg.geocoderTimeoutMs), 'google', em, cfg.geocoderNegativeTtlS);
   }
 }

@@ -10,7 +10,7 @@ import { logger } from '../logger.js';
 import { Queues } from '../queues/queues.js';
 import { createRedis, type Redis } from '../queues/redis.js';
 import { RedisEventPublisher, type EventPublisher } from '../realtime/bus.js';
-import { GazetteerGeocoder, type Geocoder } from '../geocoding/index.js';
+import { createGeocoder, type Geocoder } from '../geocoding/index.js';
 
 export interface Runtime {
   config: Config;
@@ -33,7 +33,7 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.
   for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
-  const geocoder = new GazetteerGeocoder(() => orm.em);
+  const geocoder = createGeocoder(cfg, () => orm.em);
   let closed = false;
   return {
     config: cfg,

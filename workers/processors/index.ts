@@ -6,6 +6,7 @@
 import type { Job } from 'bullmq';
 import type { Runtime } from '../../src/main/runtime.js';
 import type { JobRegistry, QueueName } from '../../src/queues/registry.js';
+import { distribute } from './distribution.js';
 
 export type Handler<P> = (rt: Runtime, data: P, job: Job) => Promise<void>;
 
@@ -18,7 +19,7 @@ const notYet = (what: string): Handler<unknown> => async (rt, data) => {
 };
 
 export const handlers: Handlers = {
-  'offer-distribution': { distribute: notYet('distribute') },
+  'offer-distribution': { distribute },
   'offer-evaluation': { evaluate: notYet('evaluate'), expire: notYet('expire') },
   'webhook-dispatch': { deliver: notYet('deliver') },
   'state-notification': { notify: notYet('notify') },

@@ -245,6 +245,33 @@ export const WebhookDelivery = defineEntity({
 });
 export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
 
+export type RecipientKind = 'central' | 'technician';
+/** http: pushed to the central's api_endpoint.oferta; realtime: published to the technician; none: no channel */
+export type RecipientChannel = 'http' | 'realtime' | 'none';
+
+/** Who an offer was distributed to, and when (decisions D8); unique per offer and central or technician. */
+export const OfferRecipient = defineEntity({
+  name: 'OfferRecipient',
+  tableName: 'offer_recipient',
+  properties: {
+    id: p.integer().primary(),
+    offer: () => p.manyToOne(Offer),
+    kind: p.string().$type<RecipientKind>(),
+    /** the central, or the technician's central */
+    central: () => p.manyToOne(Central),
+    technician: () => p.manyToOne(Technician).nullable(),
+    channel: p.string().$type<RecipientChannel>(),
+    /** the technician's distance to the origin when selected (km) */
+    distanceKm: num().nullable(),
+    /** the HTTP push (kind 'offer-push') to a central */
+    delivery: () => p.manyToOne(WebhookDelivery).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    /** when the offer was published to the technician */
+    notifiedAt: p.datetime().nullable(),
+  },
+});
+export type OfferRecipient = InferEntity<typeof OfferRecipient>;
+
 export const GazetteerEntry = defineEntity({
   name: 'GazetteerEntry',
   tableName: 'gazetteer',
@@ -272,5 +299,6 @@ export const entities = [
   OfferResponse,
   OfferTransition,
   WebhookDelivery,
+  OfferRecipient,
   GazetteerEntry,
 ];

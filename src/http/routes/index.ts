@@ -1,10 +1,17 @@
 import type Router from '@koa/router';
 import type { Runtime } from '../../main/runtime.js';
 import type { AppState } from '../context.js';
+import { positionRoutes } from './positions.js';
+import { recipientRoutes } from './recipients.js';
 import { typesRoutes } from './types.js';
 import { userRoutes } from './users.js';
 
 /** Every router under /api/v3; one line per module. */
 export function apiRouters(rt: Runtime): Router<AppState>[] {
-  return [typesRoutes(rt), userRoutes(rt)];
+  return [
+    typesRoutes(rt),
+    userRoutes(rt),
+    positionRoutes(rt),
+    recipientRoutes(rt),
+  ];
 }

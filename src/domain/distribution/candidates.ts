@@ -1,0 +1,122 @@
+/**
+ * "Who gets this offer" (decisions D8) as one indexed query: the centrals whose
+ * coverage for the service type contains the point (GiST on central_area.area),
+ * and their available technicians of that type with a fresh position within
+ * the radius, nearest first, at most `cap` (a KNN walk of the GiST index over
+ * the positions of available technicians, which stops at the cap).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+export interface CandidateQuery {
+  lat: number;
+  lng: number;
+  serviceTypeId: number;
+  radiusKm: number;
+  /** positions older than this do not count; 0: any age */
+  maxAgeS: number;
+  cap: number;
+}
+
+/** A technician the offer goes to. */
+export interface NearbyTechnician {
+  technicianId: number;
+  dni: string;
+  centralId: number;
+  /** geodesic distance to the point (m) */
+  distanceM: number;
+}
+
+export interface Candidates {
+  /** ids of the covering centrals */
+  centrals: number[];
+  /** nearest first */
+  technicians: NearbyTechnician[];
+}
+
+const POINT = `st_setsrid(st_makepoint(?::float8, ?::float8), 4326)`;
+
+/**
+ * PostGIS estimates "polygons containing a point" at about one row and
+ * ST_DWithin on geography at about 0.01 % of the table, so the planner prefers
+ * a bitmap scan per covering central and a sort over the KNN walk: ~60 ms
+ * instead of ~4 ms with 100,000 technicians (bench/geo-query.ts). For this
+ * statement only, sorting is priced out (the KNN order is the only cheap
+ * one) and JIT is off (that price would otherwise trigger it).
+ */
+const PLAN_SETTINGS = `set local enable_sort = off; set local jit = off`;
+const PLAN_RESET = `reset enable_sort; reset jit`;
+
+/** The SQL and its parameters (the plan test and the benchmark explain it). */
+export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown[] } {
+  const pt = [q.lng, q.lat];
+  const sql = `
+    with covering as materialized (
+      select distinct a.central_id
+        from central_area a
+       where a.service_type_id = ?
+         and st_intersects(a.area, ${POINT})
+    ),
+    nearby as (
+      select t.id, t.dni, t.central_id, st_distance(t.position, ${POINT}::geography) as distance_m
+        from technician t
+       where t.available
+         and t.central_id = any(array(select central_id from covering))
+         and (?::int = 0 or t.position_at >= now() - make_interval(secs => ?::int))
+         and (t.service_types @> ?::jsonb or t.service_types = '[]'::jsonb)
+         and st_dwithin(t.position, ${POINT}::geography, ?::float8)
+       order by t.position <-> ${POINT}::geography
+       limit ?::int
+    )
+    select * from (
+      select c.central_id, null::int as technician_id, null::text as technician_dni, null::float8 as distance_m
+        from covering c
+      union all
+      select n.central_id, n.id, n.dni, n.distance_m from nearby n
+    ) r
+    order by r.technician_id is not null, r.distance_m, r.central_id`;
+  const params = [
+    q.serviceTypeId,
+    ...pt,
+    ...pt,
+    q.maxAgeS,
+    q.maxAgeS,
+    JSON.stringify([q.serviceTypeId]),
+    ...pt,
+    q.radiusKm * 1000,
+    ...pt,
+    q.cap,
+  ];
+  return { sql, params };
+}
+
+/** Runs `sql` with the candidates query's plan settings, in the caller's transaction or else in one of its own. */
+async function withPlanSettings<R extends object>(em: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
+  const run = async (tem: EntityManager) => {
+    const conn = tem.getConnection();
+    const tx = tem.getTransactionContext();
+    await conn.execute(PLAN_SETTINGS, [], 'run', tx);
+    const rows = await conn.execute<R[]>(sql, params, 'all', tx);
+    await conn.execute(PLAN_RESET, [], 'run', tx);
+    return rows;
+  };
+  return em.getTransactionContext() ? run(em) : em.transactional(run);
+}
+
+export async function findCandidates(em: EntityManager, q: CandidateQuery): Promise<Candidates> {
+  const { sql, params } = candidatesSql(q);
+  type Row = { central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null };
+  const rows = await withPlanSettings<Row>(em, sql, params);
+  const centrals: number[] = [];
+  const technicians: NearbyTechnician[] = [];
+  for (const r of rows) {
+    if (r.technician_id === null) centrals.push(r.central_id);
+    else technicians.push({ technicianId: r.technician_id, dni: String(r.technician_dni), centralId: r.central_id, distanceM: Number(r.distance_m) });
+  }
+  return { centrals, technicians };
+}
+
+/** EXPLAIN of the candidates query as findCandidates runs it: `(format json)` options, e.g. 'analyze, format json'. */
+export async function explainCandidates(em: EntityManager, q: CandidateQuery, options = 'format json'): Promise<Array<{ 'QUERY PLAN': unknown }>> {
+  const { sql, params } = candidatesSql(q);
+  return withPlanSettings<{ 'QUERY PLAN': unknown }>(em, `explain (${options}) ${sql}`, params);
+}
