@@ -45,6 +45,10 @@ export interface Config {
   /** how many times a state notification (D12) is tried before it is given up */
   notificationAttempts: number;
   notificationBackoffMs: number;
+  /** how often the outbox sweeper runs (ms); 0 turns it off */
+  sweepIntervalMs: number;
+  /** most stops an offer may have (POST /add-address) */
+  maxStops: number;
 }
 
 interface VarSpec {
@@ -92,6 +96,8 @@ const VARS: Record<string, VarSpec> = {
   GEOCODER_TIMEOUT_MS: { key: 'geocoderTimeoutMs', type: 'integer', default: 5000, minimum: 1 },
   NOTIFICATION_ATTEMPTS: { key: 'notificationAttempts', type: 'integer', default: 8, minimum: 1 },
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
+  SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 30000, minimum: 0 },
+  MAX_STOPS: { key: 'maxStops', type: 'integer', default: 10, minimum: 1 },
 };
 
 export class ConfigError extends Error {

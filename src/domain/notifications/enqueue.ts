@@ -1,0 +1,24 @@
+import type { Runtime } from '../../main/runtime.js';
+import { jobId } from '../../queues/registry.js';
+
+/**
+ * Enqueues a planned state notification (D12) with its retry policy:
+ * NOTIFICATION_ATTEMPTS tries, exponential backoff from NOTIFICATION_BACKOFF_MS.
+ * The job id derives from the delivery, so enqueueing twice is harmless.
+ */
+export async function enqueueStateNotification(rt: Pick<Runtime, 'config' | 'queues'>, deliveryId: string): Promise<void> {
+  await rt.queues.add(
+    'state-notification',
+    'notify',
+    { deliveryId },
+    {
+      jobId: notifyJobId(deliveryId),
+      attempts: rt.config.notificationAttempts,
+      backoff: { type: 'exponential', delay: rt.config.notificationBackoffMs },
+    },
+  );
+}
+
+export function notifyJobId(deliveryId: string): string {
+  return jobId('notify', deliveryId);
+}
