@@ -8,7 +8,7 @@ import { MAX_PAGE_SIZE } from '../../domain/history/history.js';
 
 const text = (max: number) => ({ type: 'string', maxLength: max }) as const;
 const uuidField = { type: 'string', minLength: 1, maxLength: 64 } as const;
-const coordinate = { type: ['number', 'string'], maxLength: 32 } as const;
+const coordinate = { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }] } as const;
 const identifier = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 
 export const assignmentSchema = {
@@ -40,7 +40,7 @@ export const directAssignmentSchema = {
   required: ['uuid', 'tipoServicio', 'dniPrestador'],
   properties: {
     uuid: { type: 'string', format: 'uuid' },
-    tipoServicio: { type: ['string', 'integer'], minLength: 1, maxLength: 200 },
+    tipoServicio: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', minLength: 1, maxLength: 200 }] },
     dniPrestador: { type: 'string', minLength: 1, maxLength: 32 },
     dniTecnico: { type: 'string', minLength: 1, maxLength: 32 },
     latitudOrigen: coordinate,
@@ -82,7 +82,7 @@ export const historySchema = {
   required: ['line'],
   properties: {
     line: { type: 'string', minLength: 1, maxLength: 64 },
-    autNumber: { type: ['string', 'integer'], maxLength: 64 },
+    autNumber: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', maxLength: 64 }] },
     estado: { type: 'string', enum: OFFER_STATES },
     desde: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
     hasta: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
