@@ -23,8 +23,8 @@ export const progressSchema = {
   properties: {
     id: { type: 'string', minLength: 1, maxLength: 64 },
     estado: { type: 'string', enum: ['EN_CAMINO', 'EN_SITIO'] },
-    latitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }] },
-    longitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }] },
+    latitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] },
+    longitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] },
   },
 } as const;
 

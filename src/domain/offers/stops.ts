@@ -4,7 +4,7 @@
  * the address is geocoded like the origin (D9). At most MAX_STOPS stops.
  */
 import { Offer, type ApiUser, type Stop } from '../../db/entities/index.js';
-import { readPoint } from '../../geo/coordinates.js';
+import { readPoint, type CoordinateValue } from '../../geo/coordinates.js';
 import { controllerError } from '../../http/errors.js';
 import type { Runtime } from '../../main/runtime.js';
 import { isUuid, lockOwnOffer, offerNotFound } from './ownership.js';
@@ -14,8 +14,8 @@ import type { OfferState } from './states.js';
 export interface StopInput {
   uuid: string;
   direccion?: string;
-  latitud?: number | string;
-  longitud?: number | string;
+  latitud?: CoordinateValue;
+  longitud?: CoordinateValue;
   puntoReferencia?: string;
 }
 

@@ -8,7 +8,8 @@ import { MAX_PAGE_SIZE } from '../../domain/history/history.js';
 
 const text = (max: number) => ({ type: 'string', maxLength: max }) as const;
 const uuidField = { type: 'string', minLength: 1, maxLength: 64 } as const;
-const coordinate = { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }] } as const;
+/** A number, a numeric string, or empty (null, '' or 0: missing, spec 2.1). */
+const coordinate = { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] } as const;
 const identifier = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 
 export const assignmentSchema = {
