@@ -51,13 +51,18 @@ export interface HistoryPage {
 
 const DAY_MS = 86_400_000;
 
-/** A date (local day start; `end` gives the next day's start) or an exact instant. */
-function bound(value: string, offset: string, end: boolean): Date {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) {
-    const start = new Date(`${value}T00:00:00${offset}`);
-    return end ? new Date(start.getTime() + DAY_MS) : start;
-  }
-  return new Date(value);
+const isDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
+const localDayStart = (value: string, offset: string) => new Date(`${value}T00:00:00${offset}`);
+
+/** `desde`: from that local day's start, or from that instant. */
+function since(value: string, offset: string): FilterQuery<Offer> {
+  return { createdAt: { $gte: isDate(value) ? localDayStart(value, offset) : new Date(value) } };
+}
+
+/** `hasta`: through that whole local day, or up to and including that instant. */
+function until(value: string, offset: string): FilterQuery<Offer> {
+  if (isDate(value)) return { createdAt: { $lt: new Date(localDayStart(value, offset).getTime() + DAY_MS) } };
+  return { createdAt: { $lte: new Date(value) } };
 }
 
 function reference(autNumber: string | number): FilterQuery<Offer> {
@@ -74,8 +79,8 @@ export async function queryHistory(em: EntityManager, generatorId: number, f: Hi
   const where: FilterQuery<Offer>[] = [{ generator: generatorId, serviceType: { line: f.line } }];
   if (f.autNumber !== undefined && String(f.autNumber).trim() !== '') where.push(reference(f.autNumber));
   if (f.estado) where.push({ state: f.estado });
-  if (f.desde) where.push({ createdAt: { $gte: bound(f.desde, offset, false) } });
-  if (f.hasta) where.push({ createdAt: { $lt: bound(f.hasta, offset, true) } });
+  if (f.desde) where.push(since(f.desde, offset));
+  if (f.hasta) where.push(until(f.hasta, offset));
   const [rows, total] = await em.findAndCount(
     Offer,
     { $and: where },
