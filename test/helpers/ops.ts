@@ -20,7 +20,7 @@ export type Body = Record<string, unknown>;
 export const bodyOf = (res: { body: unknown }): Body => res.body as Body;
 
 /** Polls `fn` until it returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 8000, everyMs = 25): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 8000, everyMs = 25): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
