@@ -225,13 +225,13 @@ describe('state notifications (D12)', () => {
       const em = app.rt.orm.em.fork();
       const offer = await offerIn(em, gen, 'EN_CAMINO', prov);
       const old = new Date(Date.now() - 120_000);
-      const make = (eventId: string) =>
+      const make = (eventId: string, path: string) =>
         em.create(WebhookDelivery, {
           id: randomUUID(),
           offer,
           kind: 'state',
           eventId,
-          url: `${GENERATOR_URL}/lost`,
+          url: `${GENERATOR_URL}${path}`,
           method: 'PUT',
           requestHeaders: { 'content-type': 'application/json', 'x-event-id': eventId },
           requestBody: { id: offer.uuid, estado: 'EN_CAMINO', fecha: old.toISOString(), detalle: 'x' },
@@ -240,8 +240,8 @@ describe('state notifications (D12)', () => {
           attempts: 0,
           createdAt: old,
         });
-      const lost = make(randomUUID());
-      const queued = make(randomUUID());
+      const lost = make(randomUUID(), '/lost');
+      const queued = make(randomUUID(), '/queued');
       await em.flush();
       await app.rt.queues.add('state-notification', 'notify', { deliveryId: queued.id }, { jobId: notifyJobId(queued.id), delay: 600_000 });
       const swept = await sweepOutbox(app.rt);
@@ -272,6 +272,39 @@ describe('state notifications (D12)', () => {
         await quiet.close();
       }
     });
+  });
+});
+
+describe('state notifications waiting for an earlier one', () => {
+  it('go as soon as the earlier one is delivered, not at the end of their wait', async () => {
+    // A 60 s wait: only the wake-up on completion can deliver the second within the test's deadline.
+    const app = await startApp({
+      workers: true,
+      env: { NOTIFICATION_BACKOFF_MS: '60000', QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_wake`, SWEEP_INTERVAL_MS: '0' },
+    });
+    try {
+      const em = app.rt.orm.em.fork();
+      const gen = await makeGenerator(em);
+      const prov = await makeProvider(em);
+      const calls: string[] = [];
+      nock(GENERATOR_URL)
+        .persist()
+        .put('/estado')
+        .delay(300)
+        .reply(200, (_uri, body) => {
+          calls.push(String((typeof body === 'string' ? (JSON.parse(body) as Body) : (body as Body)).estado));
+          return 'ok';
+        });
+      const offer = await offerIn(em, gen, 'ASIGNADA', prov);
+      for (const estado of ['EN_CAMINO', 'EN_SITIO']) {
+        await app.client.put('api/v3/estado-servicio', { headers: { 'x-apikey': prov.apiKey }, json: { id: offer.uuid, estado } });
+      }
+      await waitFor(async () => (await deliveriesOf(app.rt.orm.em, offer.uuid)).filter((d) => d.state === 'ok').length === 2, 'both deliveries');
+      expect(calls).to.deep.equal(['EN_CAMINO', 'EN_SITIO']);
+    } finally {
+      nock.cleanAll();
+      await app.close();
+    }
   });
 });
 

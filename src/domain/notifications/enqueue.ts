@@ -22,3 +22,13 @@ export async function enqueueStateNotification(rt: Pick<Runtime, 'config' | 'que
 export function notifyJobId(deliveryId: string): string {
   return jobId('notify', deliveryId);
 }
+
+/**
+ * Lets a delivery that waits for an earlier one (ordering) go now instead of
+ * at the end of its wait: promotes its job when it is delayed. Best effort;
+ * the wait's own timer remains the fallback.
+ */
+export async function wakeStateNotification(rt: Pick<Runtime, 'queues'>, deliveryId: string): Promise<void> {
+  const job = await rt.queues.get('state-notification').getJob(notifyJobId(deliveryId));
+  if (job && (await job.isDelayed())) await job.promote();
+}
