@@ -55,6 +55,12 @@ export interface Config {
   /** how many times a state notification (D12) is tried before it is given up */
   notificationAttempts: number;
   notificationBackoffMs: number;
+  /** how often the outbox sweeper runs (ms); 0 turns it off */
+  sweepIntervalMs: number;
+  /** most stops an offer may have (POST /add-address) */
+  maxStops: number;
+  /** the business's UTC offset: calendar dates of requests (fechaCita, history desde/hasta) are local days */
+  localUtcOffset: string;
 }
 
 interface VarSpec {
@@ -108,6 +114,9 @@ const VARS: Record<string, VarSpec> = {
   GEOCODER_NEGATIVE_TTL_S: { key: 'geocoderNegativeTtlS', type: 'integer', default: 3600, minimum: 0 },
   NOTIFICATION_ATTEMPTS: { key: 'notificationAttempts', type: 'integer', default: 8, minimum: 1 },
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
+  SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 30000, minimum: 0 },
+  MAX_STOPS: { key: 'maxStops', type: 'integer', default: 10, minimum: 1 },
+  LOCAL_UTC_OFFSET: { key: 'localUtcOffset', type: 'string', default: '-05:00', pattern: '^[+-](0[0-9]|1[0-4]):[0-5][0-9]$' },
 };
 
 export class ConfigError extends Error {

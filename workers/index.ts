@@ -5,6 +5,7 @@
 import { Worker, type Job } from 'bullmq';
 import { JOB_NAMES, QUEUE_NAMES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';
 import { createRedis } from '../src/queues/redis.js';
+import { startSchedules } from '../src/queues/schedules.js';
 import type { Runtime } from '../src/main/runtime.js';
 import { handlers as defaultHandlers, type Handlers } from './processors/index.js';
 
@@ -65,6 +66,7 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
     return worker;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  await startSchedules(rt);
   return {
     workers,
     async close() {

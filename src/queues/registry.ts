@@ -19,6 +19,8 @@ export interface JobRegistry {
   'state-notification': {
     /** state changes and novelties (D12): retried with backoff */
     notify: { deliveryId: string };
+    /** every SWEEP_INTERVAL_MS: re-enqueue what a lost enqueue left behind (outbox sweeper) */
+    sweep: Record<string, never>;
   };
 }
 
@@ -38,7 +40,7 @@ export const JOB_NAMES: { readonly [Q in QueueName]: readonly JobName<Q>[] } = {
   'offer-distribution': ['distribute'],
   'offer-evaluation': ['evaluate', 'expire'],
   'webhook-dispatch': ['deliver'],
-  'state-notification': ['notify'],
+  'state-notification': ['notify', 'sweep'],
 };
 
 /** BullMQ job ids may not contain ':'; ids derive from the domain id so adding twice is harmless (STYLE 5). */

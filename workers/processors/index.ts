@@ -7,6 +7,7 @@ import type { Job } from 'bullmq';
 import type { Runtime } from '../../src/main/runtime.js';
 import type { JobRegistry, QueueName } from '../../src/queues/registry.js';
 import { distribute } from './distribution.js';
+import * as stateNotifications from './stateNotifications.js';
 
 export type Handler<P> = (rt: Runtime, data: P, job: Job) => Promise<void>;
 
@@ -22,5 +23,5 @@ export const handlers: Handlers = {
   'offer-distribution': { distribute },
   'offer-evaluation': { evaluate: notYet('evaluate'), expire: notYet('expire') },
   'webhook-dispatch': { deliver: notYet('deliver') },
-  'state-notification': { notify: notYet('notify') },
+  'state-notification': { notify: stateNotifications.notify, sweep: stateNotifications.sweep },
 };

@@ -218,7 +218,11 @@ export type OfferTransition = InferEntity<typeof OfferTransition>;
 export type DeliveryKind = 'acceptance' | 'state' | 'novedad' | 'offer-push';
 export type DeliveryState = 'pending' | 'sending' | 'ok' | 'failed';
 
-/** One outgoing webhook: its request, its state and what the peer answered (STYLE 10). */
+/**
+ * One outgoing webhook: its request, its state and what the peer answered (STYLE 10).
+ * Its `seq` column (bigserial, written by the database) orders the deliveries of
+ * one offer to one URL; it is read by SQL only.
+ */
 export const WebhookDelivery = defineEntity({
   name: 'WebhookDelivery',
   tableName: 'webhook_delivery',
@@ -232,6 +236,8 @@ export const WebhookDelivery = defineEntity({
     method: p.string().default('PUT'),
     requestHeaders: p.json<Record<string, string>>(),
     requestBody: p.json<Record<string, unknown>>(),
+    /** the API user it goes to: its x-apikey and webhookSecret are read when sending, never stored here */
+    receiver: () => p.manyToOne(ApiUser).nullable(),
     state: p.string().$type<DeliveryState>().default('pending'),
     attempts: p.integer().default(0),
     statusCode: p.integer().nullable(),

@@ -1,18 +1,125 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Offer } from '../../db/entities/index.js';
-import type { OfferState } from '../offers/states.js';
-
 /**
  * Plans the state-change notifications of a move (decisions D12): creates
  * their webhook_delivery rows in the caller's transaction and returns their
  * ids, to be enqueued on the state-notification queue after commit.
- * (Filled in by the notifications work; plans nothing yet.)
+ *
+ * - The generator (`api_endpoint.estado`, kind `state`): every move out of
+ *   ACEPTADA or a later state (ASIGNADA, EN_CAMINO, EN_SITIO), plus any move
+ *   to INACTIVA. Moves before acceptance are the generator's own doing or are
+ *   told by the acceptance notification (6.1).
+ * - Centrals (`api_endpoint.novedad`, kind `novedad`): "not assigned"
+ *   (estado NO_ASIGNADA) to the centrals that responded and lost when a
+ *   response wins (ACEPTADA, or ASIGNADA by an own-central acceptance), and
+ *   to every responding or assigned central on NO_ASIGNADA and INACTIVA;
+ *   "cancelled" (estado CANCELADA) to the assigned central on CANCELADA.
+ * Receivers without `url_api` or without that endpoint are skipped.
  */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiUser, Central, OfferResponse, WebhookDelivery, type DeliveryKind, type Offer } from '../../db/entities/index.js';
+import { profileEndpoint } from '../../webhooks/url.js';
+import type { OfferState } from '../offers/states.js';
+
+/** The body of a state or novelty notification (D12). */
+export interface StateNotice {
+  id: string;
+  estado: OfferState;
+  fecha: string;
+  detalle: string;
+}
+
+const AFTER_ACCEPTANCE: readonly OfferState[] = ['ACEPTADA', 'ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
+
+const GENERATOR_DETAIL: Partial<Record<OfferState, string>> = {
+  ASIGNADA: 'EL SERVICIO FUE ASIGNADO',
+  EN_CAMINO: 'EL TÉCNICO VA EN CAMINO AL SITIO DEL SERVICIO',
+  EN_SITIO: 'EL TÉCNICO LLEGÓ AL SITIO DEL SERVICIO',
+  FINALIZADA: 'EL SERVICIO FUE FINALIZADO',
+  CANCELADA: 'EL SERVICIO FUE CANCELADO',
+  NO_ASIGNADA: 'EL SERVICIO NO FUE ASIGNADO Y LA OFERTA FUE RETIRADA',
+  INACTIVA: 'LA ACEPTACIÓN NO FUE CONFIRMADA; EL SERVICIO QUEDÓ INACTIVO',
+};
+
+const NOT_ASSIGNED_REASON: Partial<Record<OfferState, string>> = {
+  ACEPTADA: 'SE SELECCIONÓ LA RESPUESTA DE OTRA CENTRAL',
+  ASIGNADA: 'EL SERVICIO FUE ASIGNADO A OTRA CENTRAL',
+  NO_ASIGNADA: 'EL GENERADOR RETIRÓ LA OFERTA',
+  INACTIVA: 'EL GENERADOR NO CONFIRMÓ LA ACEPTACIÓN',
+};
+
+function withReason(text: string, motivo: string | null | undefined): string {
+  return motivo ? `${text}. MOTIVO: ${motivo}` : text;
+}
+
+export function notifiesGenerator(from: OfferState | null, to: OfferState): boolean {
+  return (from !== null && AFTER_ACCEPTANCE.includes(from)) || to === 'INACTIVA';
+}
+
+interface Novelty {
+  central: Central;
+  estado: 'NO_ASIGNADA' | 'CANCELADA';
+  detalle: string;
+}
+
+async function centralNovelties(em: EntityManager, offer: Offer, from: OfferState | null, to: OfferState): Promise<Novelty[]> {
+  const assignedId = offer.assignedCentral?.id ?? null;
+  if (to === 'CANCELADA') {
+    if (assignedId === null) return [];
+    const central = await em.findOneOrFail(Central, assignedId, { populate: ['apiUser'] });
+    return [{ central, estado: 'CANCELADA', detalle: withReason('EL GENERADOR CANCELÓ EL SERVICIO', offer.motivo) }];
+  }
+  const selection = (to === 'ACEPTADA' || to === 'ASIGNADA') && (from === 'ABIERTA' || from === 'SIN_RESPUESTA');
+  if (!selection && to !== 'NO_ASIGNADA' && to !== 'INACTIVA') return [];
+  const responses = await em.find(OfferResponse, { offer: offer.uuid }, { populate: ['central.apiUser'], orderBy: { id: 'asc' } });
+  const centrals = new Map<number, Central>(responses.map((r) => [r.central.id, r.central]));
+  if (selection) {
+    const winner = assignedId ?? responses.find((r) => r.id === offer.acceptedResponse)?.central.id;
+    if (winner !== undefined) centrals.delete(winner);
+  } else if (assignedId !== null && !centrals.has(assignedId)) {
+    centrals.set(assignedId, await em.findOneOrFail(Central, assignedId, { populate: ['apiUser'] }));
+  }
+  const detalle = withReason(`EL SERVICIO NO FUE ASIGNADO A SU CENTRAL: ${NOT_ASSIGNED_REASON[to]}`, to === 'NO_ASIGNADA' ? offer.motivo : null);
+  return [...centrals.values()].map((central) => ({ central, estado: 'NO_ASIGNADA', detalle }));
+}
+
+function plan(em: EntityManager, offer: Offer, kind: DeliveryKind, receiver: ApiUser, url: string, body: StateNotice): string {
+  const id = randomUUID();
+  const eventId = randomUUID();
+  em.create(WebhookDelivery, {
+    id,
+    offer,
+    kind,
+    eventId,
+    url,
+    method: 'PUT',
+    requestHeaders: { 'content-type': 'application/json', 'x-event-id': eventId },
+    requestBody: { ...body },
+    receiver,
+    state: 'pending',
+    attempts: 0,
+    createdAt: new Date(),
+  });
+  return id;
+}
+
 export async function planStateNotifications(
-  _em: EntityManager,
-  _offer: Offer,
-  _from: OfferState | null,
-  _to: OfferState,
+  em: EntityManager,
+  offer: Offer,
+  from: OfferState | null,
+  to: OfferState,
 ): Promise<string[]> {
-  return [];
+  const fecha = new Date().toISOString();
+  const ids: string[] = [];
+  if (notifiesGenerator(from, to)) {
+    const generator = await em.findOneOrFail(ApiUser, offer.generator.id);
+    const url = profileEndpoint(generator, 'estado');
+    const detalle = withReason(GENERATOR_DETAIL[to] ?? `EL SERVICIO PASÓ AL ESTADO ${to}`, to === 'CANCELADA' || to === 'NO_ASIGNADA' ? offer.motivo : null);
+    if (url) ids.push(plan(em, offer, 'state', generator, url, { id: offer.uuid, estado: to, fecha, detalle }));
+  }
+  for (const n of await centralNovelties(em, offer, from, to)) {
+    const receiver = n.central.apiUser;
+    const url = receiver ? profileEndpoint(receiver, 'novedad') : null;
+    if (receiver && url) ids.push(plan(em, offer, 'novedad', receiver, url, { id: offer.uuid, estado: n.estado, fecha, detalle: n.detalle }));
+  }
+  return ids;
 }

@@ -1,9 +1,11 @@
 /**
  * After a transition's transaction has committed (STYLE 6): enqueue its
  * state notifications (D12) and publish the live `offer.state` event (D10).
+ * Neither can fail the request: the move is committed. A lost enqueue is
+ * logged and picked up by the outbox sweeper; a lost event is only logged.
  */
 import type { Runtime } from '../../main/runtime.js';
-import { jobId } from '../../queues/registry.js';
+import { enqueueStateNotification } from '../notifications/enqueue.js';
 import type { TransitionResult } from './stateMachine.js';
 
 export interface OfferRef {
@@ -13,7 +15,9 @@ export interface OfferRef {
 
 export async function announceTransition(rt: Runtime, offer: OfferRef, result: TransitionResult): Promise<void> {
   for (const deliveryId of result.notificationIds) {
-    await rt.queues.add('state-notification', 'notify', { deliveryId }, { jobId: jobId('notify', deliveryId) });
+    await enqueueStateNotification(rt, deliveryId).catch((err: unknown) =>
+      rt.log.warn({ err, uuid: offer.uuid, deliveryId }, 'state notification not enqueued; the sweeper will'),
+    );
   }
   await rt.events
     .publish({ kind: 'offer', offerUuid: offer.uuid, apiUserId: offer.generatorId }, 'offer.state', {

@@ -9,6 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer, OfferTransition } from '../../db/entities/index.js';
 import { controllerError } from '../../http/errors.js';
 import { planStateNotifications } from '../notifications/plan.js';
+import { ensureServiceCodes } from './codes.js';
 import type { OfferState } from './states.js';
 
 export type Trigger =
@@ -96,13 +97,15 @@ export async function lockOffer(em: EntityManager, uuid: string, where: Record<s
 
 /**
  * Moves a locked offer (see lockOffer) to `to`, writes the audit row and plans
- * the state notifications (D12) in the same transaction. Throws the 403 of
+ * the state notifications (D12) in the same transaction. An offer reaching
+ * ASIGNADA gets its service codes (D6) here, whichever path assigned it. Throws the 403 of
  * refusedMove when the table does not allow it. Call inside em.transactional.
  */
 export async function transition(em: EntityManager, offer: Offer, input: TransitionInput): Promise<TransitionResult> {
   const from = offer.state;
   if (!canMove(from, input.to, input.by)) throw refusedMove(from, input.refusal);
   offer.state = input.to;
+  if (input.to === 'ASIGNADA') await ensureServiceCodes(em, offer);
   em.create(OfferTransition, {
     offer,
     fromState: from,

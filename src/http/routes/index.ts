@@ -3,6 +3,10 @@ import type { Runtime } from '../../main/runtime.js';
 import type { AppState } from '../context.js';
 import { positionRoutes } from './positions.js';
 import { recipientRoutes } from './recipients.js';
+import { finalizeRoutes } from './finalize.js';
+import { historyRoutes } from './history.js';
+import { operationRoutes } from './operations.js';
+import { progressRoutes } from './progress.js';
 import { typesRoutes } from './types.js';
 import { userRoutes } from './users.js';
 
@@ -13,5 +17,9 @@ export function apiRouters(rt: Runtime): Router<AppState>[] {
     userRoutes(rt),
     positionRoutes(rt),
     recipientRoutes(rt),
+    operationRoutes(rt),
+    progressRoutes(rt),
+    finalizeRoutes(rt),
+    historyRoutes(rt),
   ];
 }

@@ -1,0 +1,110 @@
+/**
+ * POST /queries/history (D7): the caller's own services of one business
+ * line, newest first, filtered by reference (uuid, internal or global
+ * identifier), state and creation dates (local days, LOCAL_UTC_OFFSET, or
+ * exact instants), one page at a time.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FilterQuery } from '@mikro-orm/core';
+import { BusinessLine, Offer } from '../../db/entities/index.js';
+import { controllerError } from '../../http/errors.js';
+import { isUuid } from '../offers/ownership.js';
+import type { OfferState } from '../offers/states.js';
+
+export const HISTORY_MESSAGES = {
+  ok: 'Datos obtenidos correctamente',
+  missingLine: 'La línea de negocio es requerida.',
+  unknownLine: 'La línea de negocio no existe.',
+} as const;
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+
+export interface HistoryFilters {
+  line: string;
+  autNumber?: string | number;
+  estado?: OfferState;
+  desde?: string;
+  hasta?: string;
+  page?: number;
+  pageSize?: number;
+}
+
+export interface HistoryRecord {
+  idServicio: string;
+  estado: OfferState;
+  prestador: string | null;
+  nitPrestador: string | null;
+  tipoServicio: string;
+  codigoServicio: string | null;
+  codigoSolicitud: string | null;
+  internal: number | null;
+  global: number | null;
+  fecha: string;
+  fechaActualizacion: string;
+}
+
+export interface HistoryPage {
+  records: HistoryRecord[];
+  pagination: { page: number; pageSize: number; total: number };
+}
+
+const DAY_MS = 86_400_000;
+
+const isDate = (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value);
+const localDayStart = (value: string, offset: string) => new Date(`${value}T00:00:00${offset}`);
+
+/** `desde`: from that local day's start, or from that instant. */
+function since(value: string, offset: string): FilterQuery<Offer> {
+  return { createdAt: { $gte: isDate(value) ? localDayStart(value, offset) : new Date(value) } };
+}
+
+/** `hasta`: through that whole local day, or up to and including that instant. */
+function until(value: string, offset: string): FilterQuery<Offer> {
+  if (isDate(value)) return { createdAt: { $lt: new Date(localDayStart(value, offset).getTime() + DAY_MS) } };
+  return { createdAt: { $lte: new Date(value) } };
+}
+
+function reference(autNumber: string | number): FilterQuery<Offer> {
+  const ref = String(autNumber).trim();
+  if (isUuid(ref)) return { uuid: ref.toLowerCase() };
+  if (/^\d{1,18}$/.test(ref)) return { $or: [{ internal: Number(ref) }, { global: Number(ref) }] };
+  return { uuid: null };
+}
+
+export async function queryHistory(em: EntityManager, generatorId: number, f: HistoryFilters, offset: string): Promise<HistoryPage> {
+  if (!(await em.count(BusinessLine, { code: f.line }))) throw controllerError(400, HISTORY_MESSAGES.unknownLine);
+  const page = f.page ?? 1;
+  const pageSize = f.pageSize ?? DEFAULT_PAGE_SIZE;
+  const where: FilterQuery<Offer>[] = [{ generator: generatorId, serviceType: { line: f.line } }];
+  if (f.autNumber !== undefined && String(f.autNumber).trim() !== '') where.push(reference(f.autNumber));
+  if (f.estado) where.push({ state: f.estado });
+  if (f.desde) where.push(since(f.desde, offset));
+  if (f.hasta) where.push(until(f.hasta, offset));
+  const [rows, total] = await em.findAndCount(
+    Offer,
+    { $and: where },
+    {
+      populate: ['serviceType', 'assignedCentral'],
+      orderBy: { createdAt: 'desc', uuid: 'asc' },
+      limit: pageSize,
+      offset: (page - 1) * pageSize,
+    },
+  );
+  return {
+    records: rows.map((o) => ({
+      idServicio: o.uuid,
+      estado: o.state,
+      prestador: o.assignedCentral?.name ?? null,
+      nitPrestador: o.assignedCentral?.nit ?? null,
+      tipoServicio: o.serviceType.type,
+      codigoServicio: o.codigoServicio ?? null,
+      codigoSolicitud: o.codigoSolicitud ?? null,
+      internal: o.internal ?? null,
+      global: o.global ?? null,
+      fecha: o.createdAt.toISOString(),
+      fechaActualizacion: o.updatedAt.toISOString(),
+    })),
+    pagination: { page, pageSize, total },
+  };
+}

@@ -1,0 +1,27 @@
+/**
+ * A generator sees only its own offers (D3): another generator's uuid answers
+ * exactly like an unknown one. A uuid that is not a UUID names no offer.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Offer } from '../../db/entities/index.js';
+import { controllerError } from '../../http/errors.js';
+import { lockOffer } from './stateMachine.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const OFFER_NOT_FOUND = 'OFERTA NO ENCONTRADA';
+
+export function isUuid(value: string): boolean {
+  return UUID.test(value);
+}
+
+/** The offer FOR UPDATE when it exists and `generatorId` owns it (or any offer when generatorId is null). */
+export async function lockOwnOffer(em: EntityManager, uuid: string, generatorId: number | null): Promise<Offer | null> {
+  if (!isUuid(uuid)) return null;
+  return lockOffer(em, uuid.toLowerCase(), generatorId === null ? {} : { generator: generatorId });
+}
+
+/** 404 `{status: false, msg: 'OFERTA NO ENCONTRADA'}` (spec 7.3, D6). */
+export function offerNotFound() {
+  return controllerError(404, OFFER_NOT_FOUND);
+}

@@ -1,0 +1,51 @@
+/**
+ * POST /no-asignacion (D6): the generator withdraws an offer nobody was
+ * assigned: ABIERTA, SIN_RESPUESTA or ACEPTADA → NO_ASIGNADA. Its pending
+ * evaluation and expiry jobs are removed (their processors also skip an offer
+ * that is no longer ABIERTA / SIN_RESPUESTA), the responding centrals are told
+ * (D12, planned by the transition) and the offer's sockets get `offer.closed`.
+ */
+import type { ApiUser } from '../../db/entities/index.js';
+import type { Runtime } from '../../main/runtime.js';
+import { jobId } from '../../queues/registry.js';
+import { announceTransition } from './announce.js';
+import { lockOwnOffer, offerNotFound } from './ownership.js';
+import { canMove, refusedMove, transition } from './stateMachine.js';
+import { ACTIVE_STATES } from './states.js';
+
+export interface WithdrawalInput {
+  uuid: string;
+  motivo?: string;
+}
+
+async function removeJobs(rt: Runtime, uuid: string): Promise<void> {
+  const queue = rt.queues.get('offer-evaluation');
+  for (const id of [jobId('evaluate', uuid), jobId('expire', uuid)]) {
+    await queue.remove(id).catch((err: unknown) => rt.log.warn({ err, uuid, jobId: id }, 'job of a withdrawn offer not removed'));
+  }
+}
+
+export async function withdrawOffer(rt: Runtime, user: ApiUser, input: WithdrawalInput): Promise<void> {
+  const out = await rt.orm.em.transactional(async (em) => {
+    const offer = await lockOwnOffer(em, input.uuid, user.id);
+    if (!offer) throw offerNotFound();
+    const refusal = ACTIVE_STATES.includes(offer.state)
+      ? `EL SERVICIO YA FUE ASIGNADO (ESTADO ${offer.state}); PARA RETIRARLO SOLICITE LA CANCELACIÓN`
+      : `NO ES POSIBLE REGISTRAR LA NO ASIGNACIÓN: EL SERVICIO ESTÁ EN ESTADO ${offer.state}`;
+    if (!canMove(offer.state, 'NO_ASIGNADA', 'no-asignacion')) throw refusedMove(offer.state, refusal);
+    offer.motivo = input.motivo ?? null;
+    const result = await transition(em, offer, {
+      to: 'NO_ASIGNADA',
+      by: 'no-asignacion',
+      actor: `api-user:${user.username}`,
+      detail: { motivo: offer.motivo },
+      refusal,
+    });
+    return { uuid: offer.uuid, result };
+  });
+  await removeJobs(rt, out.uuid);
+  await announceTransition(rt, { uuid: out.uuid, generatorId: user.id }, out.result);
+  await rt.events
+    .publish({ kind: 'offer', offerUuid: out.uuid, apiUserId: user.id }, 'offer.closed', { uuid: out.uuid, result: 'withdrawn' })
+    .catch((err: unknown) => rt.log.warn({ err, uuid: out.uuid }, 'offer.closed event not published'));
+}

@@ -1,0 +1,116 @@
+/**
+ * Request bodies of the service operations (D6, D7). Unknown fields are
+ * ignored, as the spec's clients send more than each endpoint reads.
+ */
+import type { ErrorObject } from 'ajv';
+import { OFFER_STATES } from '../../domain/offers/states.js';
+import { MAX_PAGE_SIZE } from '../../domain/history/history.js';
+
+const text = (max: number) => ({ type: 'string', maxLength: max }) as const;
+const uuidField = { type: 'string', minLength: 1, maxLength: 64 } as const;
+/** A number, a numeric string, or empty (null, '' or 0: missing, spec 2.1). */
+const coordinate = { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] } as const;
+const identifier = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
+
+export const assignmentSchema = {
+  type: 'object',
+  required: ['uuid'],
+  properties: { uuid: uuidField, observaciones: text(2000), placa: text(20) },
+} as const;
+
+export const withdrawalSchema = {
+  type: 'object',
+  required: ['uuid'],
+  properties: { uuid: uuidField, motivo: text(1000) },
+} as const;
+
+export const finalizeSchema = {
+  type: 'object',
+  required: ['uuid'],
+  properties: { uuid: uuidField },
+} as const;
+
+export const stopSchema = {
+  type: 'object',
+  required: ['uuid'],
+  properties: { uuid: uuidField, direccion: text(500), latitud: coordinate, longitud: coordinate, puntoReferencia: text(500) },
+} as const;
+
+export const directAssignmentSchema = {
+  type: 'object',
+  required: ['uuid', 'tipoServicio', 'dniPrestador'],
+  properties: {
+    uuid: { type: 'string', format: 'uuid' },
+    tipoServicio: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', minLength: 1, maxLength: 200 }] },
+    dniPrestador: { type: 'string', minLength: 1, maxLength: 32 },
+    dniTecnico: { type: 'string', minLength: 1, maxLength: 32 },
+    latitudOrigen: coordinate,
+    longitudOrigen: coordinate,
+    direccionOrigen: text(500),
+    puntoReferenciaOrigen: text(500),
+    descripcionServicio: text(2000),
+    direccionDestino: text(500),
+    latitudDestino: coordinate,
+    longitudDestino: coordinate,
+    puntoReferenciaDestino: text(500),
+    ciudad: text(255),
+    departamento: text(255),
+    fechaCita: { type: 'string', pattern: '^\\s*(\\d{4}-\\d{2}-\\d{2})?\\s*$' },
+    horaCita: { type: 'string', pattern: '^\\s*(([01]\\d|2[0-3]):[0-5]\\d)?\\s*$' },
+    observaciones: text(4000),
+    vehiculo: {
+      type: 'object',
+      properties: {
+        marca: text(100),
+        linea: text(100),
+        detalleLinea: text(200),
+        modelo: text(50),
+        tipoCombustible: text(50),
+        blindaje: text(50),
+      },
+    },
+    guardian: text(10),
+    ofertante: text(255),
+    subOfertante: text(255),
+    internal: identifier,
+    global: identifier,
+    socketId: text(255),
+  },
+} as const;
+
+export const historySchema = {
+  type: 'object',
+  required: ['line'],
+  properties: {
+    line: { type: 'string', minLength: 1, maxLength: 64 },
+    autNumber: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', maxLength: 64 }] },
+    estado: { type: 'string', enum: OFFER_STATES },
+    desde: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
+    hasta: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
+    page: { type: 'integer', minimum: 1 },
+    pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
+  },
+} as const;
+
+/** The property an error is about. */
+export function fieldOf(e: ErrorObject): string {
+  if (e.keyword === 'required') return String(e.params.missingProperty);
+  return e.instancePath.split('/')[1] ?? '';
+}
+
+type FieldMessage = string | ((e: ErrorObject) => string);
+
+/** Message of a failed body: `messages[field]` when given (e.g. the spec's "missing uuid"), else a generic one. */
+export function fieldMessages(messages: Record<string, FieldMessage>) {
+  return (e: ErrorObject): string => {
+    const field = fieldOf(e);
+    const m = messages[field];
+    if (typeof m === 'function') return m(e);
+    return m ?? (field ? `EL CAMPO '${field}' NO ES VÁLIDO` : 'EL CUERPO DE LA SOLICITUD DEBE SER UN OBJETO JSON');
+  };
+}
+
+/** `required` when the field is missing, `invalid` otherwise. */
+export function missingOr(required: string, invalid: string): (e: ErrorObject) => string {
+  return (e) => (e.keyword === 'required' ? required : invalid);
+}

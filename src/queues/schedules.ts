@@ -1,0 +1,21 @@
+import type { Runtime } from '../main/runtime.js';
+
+export const SWEEP_SCHEDULER_ID = 'outbox-sweep';
+
+/**
+ * Repeatable jobs, started by the worker role: the outbox sweeper every
+ * SWEEP_INTERVAL_MS (0 removes it). Upserting is idempotent, so every worker
+ * process may do it.
+ */
+export async function startSchedules(rt: Pick<Runtime, 'config' | 'queues'>): Promise<void> {
+  const queue = rt.queues.get('state-notification');
+  if (rt.config.sweepIntervalMs > 0) {
+    await queue.upsertJobScheduler(
+      SWEEP_SCHEDULER_ID,
+      { every: rt.config.sweepIntervalMs },
+      { name: 'sweep', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+    );
+  } else {
+    await queue.removeJobScheduler(SWEEP_SCHEDULER_ID);
+  }
+}

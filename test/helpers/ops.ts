@@ -1,0 +1,134 @@
+/**
+ * Helpers for the service-operations tests: a generator with its state
+ * endpoint, a central with its API key and novelty endpoint, a technician,
+ * offers in any state, a listener of the real-time bus and waitFor.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Redis } from 'ioredis';
+import { OfferResponse, WebhookDelivery, type ApiUser, type Central, type Offer, type Technician } from '../../src/db/entities/index.js';
+import type { OfferState } from '../../src/domain/offers/states.js';
+import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
+import { basic } from './harness.js';
+import { makeApiUser, makeBusinessLine, makeCentral, makeOffer, makeServiceType, makeTechnician } from './factories.js';
+
+export const GENERATOR_URL = 'http://generator.test';
+export const CENTRAL_URL = 'http://central.test';
+
+export type Body = Record<string, unknown>;
+
+/** A JSON response body as an object. */
+export const bodyOf = (res: { body: unknown }): Body => res.body as Body;
+
+/** Polls `fn` until it returns a truthy value; fails with `what` after `timeoutMs`. */
+export async function waitFor<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 8000, everyMs = 25): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+/** Service type 1 (GRUA) in business line VEH, and type 2 (CONDUCTOR) in line MOV. */
+export async function makeCatalog(em: EntityManager): Promise<void> {
+  const veh = await makeBusinessLine(em, { code: 'VEH', name: 'ASISTENCIA VEHICULAR' });
+  const mov = await makeBusinessLine(em, { code: 'MOV', name: 'MOVILIDAD' });
+  await makeServiceType(em, { id: 1, type: 'GRUA', line: veh });
+  await makeServiceType(em, { id: 2, type: 'CONDUCTOR ELEGIDO', line: mov });
+}
+
+export interface Generator {
+  user: ApiUser;
+  auth: string;
+}
+
+export async function makeGenerator(em: EntityManager, o: Partial<ApiUser> = {}): Promise<Generator> {
+  const { user, password } = await makeApiUser(em, {
+    businessName: 'Aseguradora de Prueba S.A.',
+    nit: `8${Math.floor(Math.random() * 1e8)}`,
+    urlApi: GENERATOR_URL,
+    apiEndpoint: { respuesta: '/respuesta', estado: '/estado' },
+    ...o,
+  });
+  return { user, auth: basic(user.username, password) };
+}
+
+export interface Provider {
+  user: ApiUser;
+  apiKey: string;
+  central: Central;
+  technician: Technician;
+}
+
+/** A central with its API user (x-apikey, novelty endpoint under CENTRAL_URL/<path>) and one technician. */
+export async function makeProvider(em: EntityManager, o: { name?: string; novedad?: string | null; secret?: string } = {}): Promise<Provider> {
+  const apiKey = `key-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+  const { user } = await makeApiUser(em, {
+    businessName: o.name ?? 'Grúas de Prueba S.A.S.',
+    apiKey,
+    urlApi: CENTRAL_URL,
+    apiEndpoint: o.novedad === null ? {} : { novedad: o.novedad ?? '/novedad' },
+    webhookSecret: o.secret ?? null,
+  });
+  const central = await makeCentral(em, { name: o.name ?? 'Grúas de Prueba', apiUser: user, serviceTypes: [1, 2] });
+  const technician = await makeTechnician(em, central);
+  return { user, apiKey, central, technician };
+}
+
+/** An offer of `generator` in `state`, assigned to the provider when given. */
+export async function offerIn(
+  em: EntityManager,
+  generator: Generator,
+  state: OfferState,
+  provider?: Provider,
+  o: Partial<Omit<Offer, 'generator'>> = {},
+): Promise<Offer> {
+  return makeOffer(em, generator.user, {
+    state,
+    assignedCentral: provider?.central ?? null,
+    assignedTechnician: provider?.technician ?? null,
+    ...o,
+  });
+}
+
+/** A response of the provider to the offer (as PUT /aceptacion would record it). */
+export async function respond(em: EntityManager, offer: Offer, provider: Provider): Promise<OfferResponse> {
+  const r = em.create(OfferResponse, {
+    offer,
+    central: provider.central,
+    technician: provider.technician,
+    distanceKm: 2,
+    timeMin: 6,
+    timeGiven: true,
+    rate: 4.5,
+    techLat: null,
+    techLng: null,
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+  await em.flush();
+  return r;
+}
+
+export interface BusListener {
+  messages: BusMessage[];
+  close(): void;
+}
+
+/** Collects every real-time event published under `prefix`. */
+export async function listenBus(redisUrl: string, prefix: string): Promise<BusListener> {
+  const sub = new Redis(redisUrl);
+  const messages: BusMessage[] = [];
+  sub.on('message', (_channel: string, raw: string) => messages.push(JSON.parse(raw) as BusMessage));
+  await sub.subscribe(busChannel(prefix));
+  return { messages, close: () => sub.disconnect() };
+}
+
+/** The deliveries of an offer in the order they were planned (seq). */
+export async function deliveriesOf(em: EntityManager, offerUuid: string): Promise<WebhookDelivery[]> {
+  const fork = em.fork();
+  const order = await fork.execute<Array<{ id: string }>>(`select id from webhook_delivery where offer_uuid = ? order by seq`, [offerUuid]);
+  const rows = await fork.find(WebhookDelivery, { id: order.map((r) => r.id) });
+  return order.map((r) => rows.find((d) => d.id === r.id) as WebhookDelivery);
+}

@@ -1,0 +1,50 @@
+/**
+ * state-notification/notify: one try of a delivery (D12). A failed try is
+ * thrown so BullMQ backs off exponentially; a Retry-After, or an earlier
+ * delivery to the same receiver still unfinished, moves the job to delayed
+ * instead (not counted as a BullMQ attempt; the row counts every try). A
+ * finished delivery wakes the next one to the same receiver.
+ * state-notification/sweep: the outbox sweeper.
+ */
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
+import { deliverStateNotification } from '../../src/domain/notifications/deliver.js';
+import { wakeStateNotification } from '../../src/domain/notifications/enqueue.js';
+import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
+import type { Runtime } from '../../src/main/runtime.js';
+import type { JobRegistry } from '../../src/queues/registry.js';
+import type { Handler } from './index.js';
+
+type Payloads = JobRegistry['state-notification'];
+
+/** The next delivery to the same receiver may go now. */
+async function wake(rt: Runtime, next: string | null): Promise<void> {
+  if (next) await wakeStateNotification(rt, next).catch((err: unknown) => rt.log.debug({ err, next }, 'next delivery not woken'));
+}
+
+async function delay(job: Job, ms: number): Promise<never> {
+  await job.moveToDelayed(Date.now() + ms, job.token);
+  throw new DelayedError();
+}
+
+export const notify: Handler<Payloads['notify']> = async (rt, data, job) => {
+  const out = await deliverStateNotification(rt, data.deliveryId);
+  switch (out.kind) {
+    case 'skipped':
+      return;
+    case 'delivered':
+      return wake(rt, out.next);
+    case 'waiting':
+      return delay(job, out.ms);
+    case 'retry':
+      if (out.afterMs !== null) return delay(job, out.afterMs);
+      throw new Error(`state notification ${data.deliveryId} not delivered: ${out.reason}`);
+    case 'gave-up':
+      await wake(rt, out.next);
+      throw new UnrecoverableError(`state notification ${data.deliveryId} given up: ${out.reason}`);
+  }
+};
+
+export const sweep: Handler<Payloads['sweep']> = async (rt) => {
+  const swept = await sweepOutbox(rt);
+  if (swept.notifications + swept.evaluations + swept.expirations > 0) rt.log.info({ swept }, 'outbox sweeper re-enqueued work');
+};
