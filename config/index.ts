@@ -36,7 +36,6 @@ export interface Config {
   legacyCentralNit: string | null;
   legacyGestorId: string;
   legacyGestorDni: string;
-  legacyCheckDigit: string;
   /** geocoder adapter (D9) */
   geocoder: 'gazetteer' | 'nominatim' | 'google';
   nominatimUrl: string;
@@ -45,6 +44,10 @@ export interface Config {
   /** how many times a state notification (D12) is tried before it is given up */
   notificationAttempts: number;
   notificationBackoffMs: number;
+  /** BullMQ job lock: a job whose worker stops renewing it for this long is stalled and re-run once */
+  workerLockDurationMs: number;
+  /** how often a worker looks for stalled jobs */
+  workerStalledIntervalMs: number;
 }
 
 interface VarSpec {
@@ -85,13 +88,14 @@ const VARS: Record<string, VarSpec> = {
   LEGACY_CENTRAL_NIT: { key: 'legacyCentralNit', type: 'string', default: null },
   LEGACY_GESTOR_ID: { key: 'legacyGestorId', type: 'string', default: 'BROKER-LEGACY' },
   LEGACY_GESTOR_DNI: { key: 'legacyGestorDni', type: 'string', default: '900000001' },
-  LEGACY_CHECK_DIGIT: { key: 'legacyCheckDigit', type: 'string', default: '0', pattern: '^[0-9]$' },
   GEOCODER: { key: 'geocoder', type: 'string', default: 'gazetteer', enum: ['gazetteer', 'nominatim', 'google'] },
   NOMINATIM_URL: { key: 'nominatimUrl', type: 'string', default: 'http://127.0.0.1:8080' },
   GOOGLE_GEOCODING_KEY: { key: 'googleGeocodingKey', type: 'string', default: '' },
   GEOCODER_TIMEOUT_MS: { key: 'geocoderTimeoutMs', type: 'integer', default: 5000, minimum: 1 },
   NOTIFICATION_ATTEMPTS: { key: 'notificationAttempts', type: 'integer', default: 8, minimum: 1 },
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
+  WORKER_LOCK_DURATION_MS: { key: 'workerLockDurationMs', type: 'integer', default: 30000, minimum: 100 },
+  WORKER_STALLED_INTERVAL_MS: { key: 'workerStalledIntervalMs', type: 'integer', default: 30000, minimum: 100 },
 };
 
 export class ConfigError extends Error {

@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { controllerError } from './errors.js';
 
-export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false });
+export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
 (addFormatsModule as unknown as (a: Ajv) => void)(ajv);
 
 const compiled = new WeakMap<object, ValidateFunction>();
