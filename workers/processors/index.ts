@@ -6,6 +6,8 @@
 import type { Job } from 'bullmq';
 import type { Runtime } from '../../src/main/runtime.js';
 import type { JobRegistry, QueueName } from '../../src/queues/registry.js';
+import { evaluationHandlers } from './evaluation.js';
+import { webhookDispatchHandlers } from './webhookDispatch.js';
 
 export type Handler<P> = (rt: Runtime, data: P, job: Job) => Promise<void>;
 
@@ -19,7 +21,7 @@ const notYet = (what: string): Handler<unknown> => async (rt, data) => {
 
 export const handlers: Handlers = {
   'offer-distribution': { distribute: notYet('distribute') },
-  'offer-evaluation': { evaluate: notYet('evaluate'), expire: notYet('expire') },
-  'webhook-dispatch': { deliver: notYet('deliver') },
+  'offer-evaluation': evaluationHandlers,
+  'webhook-dispatch': webhookDispatchHandlers,
   'state-notification': { notify: notYet('notify') },
 };
