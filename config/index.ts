@@ -85,7 +85,7 @@ const VARS: Record<string, VarSpec> = {
   PRIORITY_SEARCH_RADIUS_KM: { key: 'prioritySearchRadiusKm', type: 'number', default: 30, minimum: 0 },
   GESTOR_ID: { key: 'gestorId', type: 'string', default: 'BROKER' },
   GESTOR_DNI: { key: 'gestorDni', type: 'string', default: '900000000' },
-  LEGACY_CENTRAL_NIT: { key: 'legacyCentralNit', type: 'string', default: null },
+  LEGACY_CENTRAL_NIT: { key: 'legacyCentralNit', type: 'string', default: null, pattern: '^[0-9]{1,15}$' },
   LEGACY_GESTOR_ID: { key: 'legacyGestorId', type: 'string', default: 'BROKER-LEGACY' },
   LEGACY_GESTOR_DNI: { key: 'legacyGestorDni', type: 'string', default: '900000001' },
   GEOCODER: { key: 'geocoder', type: 'string', default: 'gazetteer', enum: ['gazetteer', 'nominatim', 'google'] },
