@@ -188,6 +188,8 @@ describe('POST /oferta', () => {
       await expect400(offerBody({ uuid: 42 }), OFFER_MESSAGES.uuidInvalid);
       await expect400(offerBody({ tipoServicio: 'grua' }), OFFER_MESSAGES.typeInvalid);
       await expect400(offerBody({ tipoServicio: 1.5 }), OFFER_MESSAGES.typeInvalid);
+      await expect400(offerBody({ tipoServicio: '99999999999' }), OFFER_MESSAGES.typeInvalid);
+      await expect400(offerBody({ tipoServicio: 99999999999 }), OFFER_MESSAGES.typeInvalid);
       await expect400(offerBody({ tipoServicio: '77' }), 'EL TIPO DE SERVICIO 77 NO EXISTE (CONSULTA GET /types)');
     });
 

@@ -43,7 +43,7 @@ export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferI
   const now = new Date();
   const offer = em.create(Offer, {
     uuid: draft.uuid,
-    generator,
+    generator: generator.id,
     serviceType: type,
     state: 'ABIERTA',
     createdAt: now,

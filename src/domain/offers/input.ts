@@ -54,7 +54,9 @@ export const offerSchema = {
     { required: ['uuid'], properties: { uuid: { type: 'string', minLength: 1, pattern: UUID_PATTERN } } },
     {
       required: ['tipoServicio'],
-      properties: { tipoServicio: { type: ['string', 'integer'], minLength: 1, minimum: 1, pattern: '^\\s*[0-9]+\\s*(,.*)?$' } },
+      properties: {
+        tipoServicio: { type: ['string', 'integer'], minLength: 1, minimum: 1, maximum: 2147483647, pattern: '^\\s*[0-9]{1,9}\\s*(,.*)?$' },
+      },
     },
     {
       properties: {
