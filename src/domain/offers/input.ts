@@ -8,6 +8,7 @@ import type { ErrorObject } from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { VehicleData } from '../../db/entities/index.js';
 import { controllerError } from '../../http/errors.js';
+import { appointmentInstant } from './appointment.js';
 import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from './coordinates.js';
 
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -36,9 +37,6 @@ export const OFFER_MESSAGES = {
   badDate: "EL CAMPO 'fechaCita' DEBE SER UNA FECHA VÁLIDA CON EL FORMATO AAAA-MM-DD",
   badTime: "EL CAMPO 'horaCita' DEBE SER UNA HORA VÁLIDA CON EL FORMATO HH:MM (24 HORAS)",
 } as const;
-
-/** The time zone of fechaCita/horaCita. */
-export const APPOINTMENT_TIME_ZONE = 'America/Bogota';
 
 const text = (max: number) => ({ type: ['string', 'null'], maxLength: max }) as const;
 const coord = { type: ['number', 'string', 'null'], pattern: NUMERIC_OR_EMPTY } as const;
@@ -191,32 +189,6 @@ export function observacionesWithVehicle(vehiculo: VehicleData | null, observaci
     .map(([k, label]) => `${label}: ${vehiculo[k]}`)
     .join(', ')}`;
   return observaciones ? `${legend} | ${observaciones}` : legend;
-}
-
-/** Offset (ms) of a time zone from UTC at an instant. */
-function zoneOffsetMs(instant: number, timeZone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  }).formatToParts(new Date(instant));
-  const get = (type: Intl.DateTimeFormatPartTypes) => Number(parts.find((p) => p.type === type)?.value);
-  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - instant;
-}
-
-/** The instant of a wall-clock date and time in the appointment time zone; null when the date does not exist. */
-export function appointmentInstant(date: string, time: string | null): Date | null {
-  const [y, m, d] = date.split('-').map(Number);
-  const [hh, mm, ss] = (time ?? '00:00').split(':').map(Number);
-  const wall = Date.UTC(y, m - 1, d, hh, mm, ss ?? 0);
-  const check = new Date(wall);
-  if (check.getUTCFullYear() !== y || check.getUTCMonth() !== m - 1 || check.getUTCDate() !== d) return null;
-  return new Date(wall - zoneOffsetMs(wall, APPOINTMENT_TIME_ZONE));
 }
 
 /** The rules of spec 2.1 that need neither the database nor the generator. Throws the 400s. */
