@@ -66,6 +66,67 @@ describe('POST /oferta', () => {
       expect(expire?.opts.delay).to.equal(app.rt.config.offerMaxOpenMs);
     });
 
+    it('stores every field of the body', async () => {
+      const body = offerBody({
+        descripcionServicio: 'Grúa para camioneta',
+        puntoReferenciaOrigen: 'Frente al parque',
+        direccionDestino: 'Taller Central',
+        latitudDestino: 4.7,
+        longitudDestino: -74.05,
+        puntoReferenciaDestino: 'Portería 2',
+        ciudad: 'Bogotá',
+        departamento: 'Cundinamarca',
+        fechaCita: '2026-12-24',
+        horaCita: '18:45',
+        observaciones: 'Cliente espera en el carro',
+        vehiculo: { marca: 'KIA' },
+        ofertante: 'Asistencias',
+        internal: 1,
+        global: 2,
+        socketId: 's-1',
+      });
+      expect((await post(body)).code).to.equal(200);
+      const o = await load(body.uuid as string);
+      expect({ ...o, generator: o!.generator.id, serviceType: o!.serviceType.id }).to.deep.include({
+        uuid: body.uuid,
+        generator: gen.user.id,
+        serviceType: 1,
+        state: 'ABIERTA',
+        originLat: 4.6533,
+        originLng: -74.0836,
+        direccionOrigen: 'Calle 53 # 13-40',
+        puntoReferenciaOrigen: 'Frente al parque',
+        ciudad: 'Bogotá',
+        departamento: 'Cundinamarca',
+        destLat: 4.7,
+        destLng: -74.05,
+        direccionDestino: 'Taller Central',
+        puntoReferenciaDestino: 'Portería 2',
+        descripcionServicio: 'Grúa para camioneta',
+        fechaCita: '2026-12-24',
+        horaCita: '18:45',
+        observaciones: 'VEHÍCULO: Marca: KIA | Cliente espera en el carro',
+        vehiculo: { marca: 'KIA' },
+        priority: false,
+        ofertante: 'Asistencias',
+        internal: 1,
+        global: 2,
+        socketId: 's-1',
+        stops: [],
+        assignedCentral: null,
+        assignedTechnician: null,
+        acceptedResponse: null,
+        ranking: null,
+      });
+      expect(o!.scheduledAt.toISOString()).to.equal('2026-12-24T23:45:00.000Z');
+      expect(o!.updatedAt.getTime()).to.equal(o!.createdAt.getTime());
+      const [row] = await app.rt.orm.em.fork().getConnection().execute<Array<{ lat: number; lng: number }>>(
+        'select st_y(origin::geometry) as lat, st_x(origin::geometry) as lng from offer where uuid = ?',
+        [body.uuid],
+      );
+      expect([row.lat, row.lng]).to.deep.equal([4.6533, -74.0836]);
+    });
+
     it('applies the rules of 2.1: numeric strings, first service type, defaults, trimmed date, offerer, priority', async () => {
       const body = offerBody({
         tipoServicio: '3,1,5',

@@ -1,20 +1,19 @@
 /**
  * POST /oferta (spec 2.1, 4.1, decisions D3): an offer is stored ABIERTA with
- * its deadline and audit row, committed, and only then are its jobs
- * enqueued. A uuid that already exists (also when twenty requests race for
- * it: the primary key decides) is answered per D3 without revealing another
- * generator's offer.
+ * its deadline and audit row (one statement, see store.ts), committed, and
+ * only then are its jobs enqueued. A uuid that already exists (also when
+ * twenty requests race for it: the primary key decides) is answered per D3
+ * without revealing another generator's offer.
  */
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, ServiceType, type ApiUser } from '../../db/entities/index.js';
+import { Offer, type ApiUser } from '../../db/entities/index.js';
 import { controllerError } from '../../http/errors.js';
 import type { Runtime } from '../../main/runtime.js';
 import { publishOfferEvent } from './events.js';
 import { OFFER_MESSAGES, draftOffer, type OfferDraft, type OfferInput } from './input.js';
 import { offerResponses, type ResponseView } from './responses.js';
 import { scheduleOfferJobs } from './schedule.js';
-import { recordCreation } from './stateMachine.js';
+import { insertOffer } from './store.js';
 
 export const DEFAULT_DESCRIPTION = 'SERVICIO NO ESPECIFICADO';
 
@@ -25,9 +24,6 @@ export type CreateOutcome =
 
 export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferInput): Promise<CreateOutcome> {
   const draft = draftOffer(input);
-  const em = rt.orm.em.fork();
-  const type = await em.findOne(ServiceType, { id: draft.serviceTypeId });
-  if (!type) throw controllerError(400, OFFER_MESSAGES.typeUnknown(draft.serviceTypeId));
   // A geocoded origin names its city and department; the body's values are kept where it does not.
   const origin = draft.origin
     ? { ...draft.origin, ciudad: draft.ciudad, departamento: draft.departamento }
@@ -40,55 +36,24 @@ export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferI
     draft.destination ??
     (draft.direccionDestino ? await geocodeOrFail(rt, draft.direccionDestino, OFFER_MESSAGES.destinationNotFound) : null);
 
-  const now = new Date();
-  const offer = em.create(Offer, {
-    uuid: draft.uuid,
-    generator: generator.id,
-    serviceType: type,
-    state: 'ABIERTA',
-    createdAt: now,
-    updatedAt: now,
-    deadlineAt: new Date(now.getTime() + rt.config.offerResponseWindowMs),
-    expiresAt: new Date(now.getTime() + rt.config.offerMaxOpenMs),
-    originLat: origin.lat,
-    originLng: origin.lng,
-    direccionOrigen: draft.direccionOrigen,
-    puntoReferenciaOrigen: draft.puntoReferenciaOrigen,
+  const createdAt = new Date();
+  const offer = {
+    ...draft,
+    generatorId: generator.id,
+    createdAt,
+    deadlineAt: new Date(createdAt.getTime() + rt.config.offerResponseWindowMs),
+    expiresAt: new Date(createdAt.getTime() + rt.config.offerMaxOpenMs),
+    origin: { lat: origin.lat, lng: origin.lng },
     ciudad: origin.ciudad,
     departamento: origin.departamento,
-    destLat: destination?.lat ?? null,
-    destLng: destination?.lng ?? null,
-    direccionDestino: draft.direccionDestino,
-    puntoReferenciaDestino: draft.puntoReferenciaDestino,
-    descripcionServicio: draft.descripcionServicio ?? (type.type.trim() || DEFAULT_DESCRIPTION),
-    fechaCita: draft.fechaCita,
-    horaCita: draft.horaCita,
-    scheduledAt: draft.scheduledAt ?? now,
-    observaciones: draft.observaciones,
-    vehiculo: draft.vehiculo,
-    priority: draft.priority,
+    destination: destination && { lat: destination.lat, lng: destination.lng },
+    scheduledAt: draft.scheduledAt ?? createdAt,
     ofertante: ofertante(generator, draft),
-    internal: draft.internal,
-    global: draft.global,
-    socketId: draft.socketId,
-    stops: [],
-    codigoServicio: null,
-    codigoSolicitud: null,
-    assignedCentral: null,
-    assignedTechnician: null,
-    acceptedResponse: null,
-    ranking: null,
-    placa: null,
-    observacionesAsignacion: null,
-    motivo: null,
-  });
-  recordCreation(em, offer, 'oferta', `api-user:${generator.username}`);
-  try {
-    await em.flush();
-  } catch (err) {
-    if (err instanceof UniqueConstraintViolationException) return answerDuplicate(rt, generator, draft);
-    throw err;
-  }
+  };
+  const em = rt.orm.em.fork();
+  const inserted = await insertOffer(em, offer, `api-user:${generator.username}`, DEFAULT_DESCRIPTION);
+  if (inserted === 'unknown-type') throw controllerError(400, OFFER_MESSAGES.typeUnknown(draft.serviceTypeId));
+  if (inserted === 'uuid-exists') return answerDuplicate(rt, em, generator, draft);
   await scheduleOfferJobs(rt, offer);
   if (draft.socketId) await subscribeSocket(rt, { uuid: offer.uuid, generatorId: generator.id }, draft.socketId);
   return { kind: 'created', uuid: offer.uuid };
@@ -107,8 +72,7 @@ async function geocodeOrFail(rt: Runtime, address: string, message: string) {
 }
 
 /** D3: the same generator's ABIERTA offer answers with its responses; anything else is refused. */
-async function answerDuplicate(rt: Runtime, generator: ApiUser, draft: OfferDraft): Promise<CreateOutcome> {
-  const em: EntityManager = rt.orm.em.fork();
+async function answerDuplicate(rt: Runtime, em: EntityManager, generator: ApiUser, draft: OfferDraft): Promise<CreateOutcome> {
   const existing = await em.findOne(Offer, { uuid: draft.uuid });
   if (!existing || existing.generator.id !== generator.id || existing.state !== 'ABIERTA') {
     throw controllerError(400, OFFER_MESSAGES.alreadyOffered);
