@@ -74,7 +74,7 @@ describe('offer lifecycle with the workers running', () => {
       env: {
         OFFER_RESPONSE_WINDOW_MS: '400',
         OFFER_MAX_OPEN_MS: '2500',
-        WEBHOOK_TIMEOUT_MS: '500',
+        WEBHOOK_TIMEOUT_MS: '1000',
         GESTOR_ID: 'GESTOR-T',
         GESTOR_DNI: '900111222',
         LEGACY_CENTRAL_NIT: LEGACY_NIT,
@@ -182,7 +182,7 @@ describe('offer lifecycle with the workers running', () => {
 
   it('the generator does not answer within WEBHOOK_TIMEOUT_MS: INACTIVA, the timeout recorded', async () => {
     const r = await makeResponder(fork());
-    generatorEndpoint(200, 'late', 1500);
+    generatorEndpoint(200, 'late', 2500);
     const uuid = await newOffer();
     expect((await put(acceptanceBody(uuid, r), r.key)).code).to.equal(200);
     await reach(uuid, 'INACTIVA');

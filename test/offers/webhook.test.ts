@@ -63,7 +63,7 @@ describe('acceptance delivery: exactly once', () => {
   };
 
   before(async () => {
-    app = await startApp({ env: { WEBHOOK_TIMEOUT_MS: '300' } });
+    app = await startApp({ env: { WEBHOOK_TIMEOUT_MS: '1000' } });
     await resetDb(app.rt.orm);
     await makeServiceType(fork(), { id: 1 });
     gen = await makeGenerator(fork());
