@@ -44,7 +44,6 @@ export interface Config {
   legacyCentralNit: string | null;
   legacyGestorId: string;
   legacyGestorDni: string;
-  legacyCheckDigit: string;
   /** geocoder adapter (D9) */
   geocoder: 'gazetteer' | 'nominatim' | 'google';
   nominatimUrl: string;
@@ -61,6 +60,10 @@ export interface Config {
   maxStops: number;
   /** the business's UTC offset: calendar dates of requests (fechaCita, history desde/hasta) are local days */
   localUtcOffset: string;
+  /** BullMQ job lock: a job whose worker stops renewing it for this long is stalled and re-run once */
+  workerLockDurationMs: number;
+  /** how often a worker looks for stalled jobs */
+  workerStalledIntervalMs: number;
 }
 
 interface VarSpec {
@@ -103,10 +106,9 @@ const VARS: Record<string, VarSpec> = {
   DISTRIBUTION_CAP: { key: 'distributionCap', type: 'integer', default: 50, minimum: 1 },
   GESTOR_ID: { key: 'gestorId', type: 'string', default: 'BROKER' },
   GESTOR_DNI: { key: 'gestorDni', type: 'string', default: '900000000' },
-  LEGACY_CENTRAL_NIT: { key: 'legacyCentralNit', type: 'string', default: null },
+  LEGACY_CENTRAL_NIT: { key: 'legacyCentralNit', type: 'string', default: null, pattern: '^[0-9]{1,15}$' },
   LEGACY_GESTOR_ID: { key: 'legacyGestorId', type: 'string', default: 'BROKER-LEGACY' },
   LEGACY_GESTOR_DNI: { key: 'legacyGestorDni', type: 'string', default: '900000001' },
-  LEGACY_CHECK_DIGIT: { key: 'legacyCheckDigit', type: 'string', default: '0', pattern: '^[0-9]$' },
   GEOCODER: { key: 'geocoder', type: 'string', default: 'gazetteer', enum: ['gazetteer', 'nominatim', 'google'] },
   NOMINATIM_URL: { key: 'nominatimUrl', type: 'string', default: 'http://127.0.0.1:8080', pattern: '^https?://' },
   GOOGLE_GEOCODING_KEY: { key: 'googleGeocodingKey', type: 'string', default: '' },
@@ -117,6 +119,8 @@ const VARS: Record<string, VarSpec> = {
   SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 30000, minimum: 0 },
   MAX_STOPS: { key: 'maxStops', type: 'integer', default: 10, minimum: 1 },
   LOCAL_UTC_OFFSET: { key: 'localUtcOffset', type: 'string', default: '-05:00', pattern: '^[+-](0[0-9]|1[0-4]):[0-5][0-9]$' },
+  WORKER_LOCK_DURATION_MS: { key: 'workerLockDurationMs', type: 'integer', default: 30000, minimum: 100 },
+  WORKER_STALLED_INTERVAL_MS: { key: 'workerStalledIntervalMs', type: 'integer', default: 30000, minimum: 100 },
 };
 
 export class ConfigError extends Error {

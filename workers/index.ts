@@ -57,6 +57,8 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
         connection,
         prefix: rt.config.queuePrefix,
         concurrency: opts.concurrency?.[queue] ?? DEFAULT_CONCURRENCY[queue],
+        lockDuration: rt.config.workerLockDurationMs,
+        stalledInterval: rt.config.workerStalledIntervalMs,
       },
     );
     worker.on('failed', (job, err) => {

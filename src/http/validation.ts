@@ -8,7 +8,7 @@ import addFormatsModule from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { controllerError } from './errors.js';
 
-export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false });
+export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
 (addFormatsModule as unknown as (a: Ajv) => void)(ajv);
 
 const compiled = new WeakMap<object, ValidateFunction>();
@@ -22,19 +22,29 @@ export function compile(schema: object): ValidateFunction {
   return v;
 }
 
-/** Validates `body` against `schema`; throws a 400 `{status:false, msg}` built by `message` otherwise. */
+/**
+ * Validates `body` against `schema`; throws a 400 `{status:false, msg, ...extra}`
+ * built by `message` otherwise.
+ */
 export function validateBody<const S extends JSONSchema>(
   schema: S,
   body: unknown,
   message: (error: ErrorObject) => string,
   status?: number,
+  extra?: Record<string, unknown>,
 ): FromSchema<S>;
-export function validateBody(schema: object, body: unknown, message: (error: ErrorObject) => string, status = 400): unknown {
+export function validateBody(
+  schema: object,
+  body: unknown,
+  message: (error: ErrorObject) => string,
+  status = 400,
+  extra: Record<string, unknown> = {},
+): unknown {
   const validate = compile(schema);
   const value = body ?? {};
   if (!validate(value)) {
     const first = validate.errors?.[0];
-    throw controllerError(status, first ? message(first) : 'SOLICITUD INVÁLIDA');
+    throw controllerError(status, first ? message(first) : 'SOLICITUD INVÁLIDA', extra);
   }
   return value;
 }

@@ -8,6 +8,8 @@ import type { Runtime } from '../../src/main/runtime.js';
 import type { JobRegistry, QueueName } from '../../src/queues/registry.js';
 import { distribute } from './distribution.js';
 import * as stateNotifications from './stateNotifications.js';
+import { evaluationHandlers } from './evaluation.js';
+import { webhookDispatchHandlers } from './webhookDispatch.js';
 
 export type Handler<P> = (rt: Runtime, data: P, job: Job) => Promise<void>;
 
@@ -15,13 +17,9 @@ export type Handlers = {
   [Q in QueueName]: { [N in keyof JobRegistry[Q]]: Handler<JobRegistry[Q][N]> };
 };
 
-const notYet = (what: string): Handler<unknown> => async (rt, data) => {
-  rt.log.warn({ what, data }, 'processor not implemented yet');
-};
-
 export const handlers: Handlers = {
   'offer-distribution': { distribute },
-  'offer-evaluation': { evaluate: notYet('evaluate'), expire: notYet('expire') },
-  'webhook-dispatch': { deliver: notYet('deliver') },
+  'offer-evaluation': evaluationHandlers,
+  'webhook-dispatch': webhookDispatchHandlers,
   'state-notification': { notify: stateNotifications.notify, sweep: stateNotifications.sweep },
 };

@@ -44,6 +44,8 @@ export const TRANSITIONS: readonly Move[] = [
   { from: 'SIN_RESPUESTA', to: 'EXPIRADA', by: 'expiracion' },
   { from: 'ACEPTADA', to: 'ASIGNADA', by: 'asignacion' },
   { from: 'ACEPTADA', to: 'INACTIVA', by: 'webhook-rechazado' },
+  // an own-central assignment (D4b) whose acceptance notification the generator rejects (D5)
+  { from: 'ASIGNADA', to: 'INACTIVA', by: 'webhook-rechazado' },
   { from: 'ABIERTA', to: 'NO_ASIGNADA', by: 'no-asignacion' },
   { from: 'SIN_RESPUESTA', to: 'NO_ASIGNADA', by: 'no-asignacion' },
   { from: 'ACEPTADA', to: 'NO_ASIGNADA', by: 'no-asignacion' },

@@ -7,6 +7,7 @@ import { finalizeRoutes } from './finalize.js';
 import { historyRoutes } from './history.js';
 import { operationRoutes } from './operations.js';
 import { progressRoutes } from './progress.js';
+import { offerRoutes } from './offers.js';
 import { typesRoutes } from './types.js';
 import { userRoutes } from './users.js';
 
@@ -15,6 +16,7 @@ export function apiRouters(rt: Runtime): Router<AppState>[] {
   return [
     typesRoutes(rt),
     userRoutes(rt),
+    offerRoutes(rt),
     positionRoutes(rt),
     recipientRoutes(rt),
     operationRoutes(rt),

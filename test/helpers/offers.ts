@@ -1,0 +1,85 @@
+/**
+ * Factories and helpers of the offer lifecycle's tests: a generator with its
+ * webhook profile, a responding central (its API user, key and technician),
+ * a valid POST /oferta body, and polling with a deadline.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
+import { BOGOTA, makeApiUser, makeCentral, makeTechnician, type ApiUserOverrides } from './factories.js';
+import { basic } from './harness.js';
+
+/** Polls `fn` until it returns a truthy value; fails after `timeoutMs` with `what`. */
+export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+export const GENERATOR_URL = 'http://generator.test';
+export const RESPUESTA_PATH = '/api/v1/respuesta';
+
+export interface Generator {
+  user: ApiUser;
+  /** Authorization header value */
+  auth: string;
+}
+
+export async function makeGenerator(em: EntityManager, o: ApiUserOverrides = {}): Promise<Generator> {
+  const { user, password } = await makeApiUser(em, {
+    businessName: 'Aseguradora Andina S.A.',
+    nit: `8${Math.floor(Math.random() * 1e8).toString().padStart(8, '0')}`,
+    apiKey: `gen-${randomBytes(8).toString('hex')}`,
+    urlApi: GENERATOR_URL,
+    apiEndpoint: { respuesta: RESPUESTA_PATH },
+    ...o,
+  });
+  return { user, auth: basic(user.username, password) };
+}
+
+export interface Responder {
+  user: ApiUser;
+  key: string;
+  central: Central;
+  technician: Technician;
+}
+
+/** A central with coverage around Bogotá, its API user (with an API key) and one positioned technician. */
+export async function makeResponder(
+  em: EntityManager,
+  o: { nit?: string; name?: string; position?: { lat: number; lng: number }; rate?: number; owner?: ApiUser } = {},
+): Promise<Responder> {
+  const key = `key-${randomBytes(10).toString('hex')}`;
+  const user = o.owner ?? (await makeApiUser(em, { apiKey: key, businessName: o.name ?? 'Grúas del Norte', endpoints: ['/aceptacion'] })).user;
+  const central = await makeCentral(em, { apiUser: user, name: o.name ?? 'Grúas del Norte', ...(o.nit ? { nit: o.nit } : {}) });
+  const technician = await makeTechnician(em, central, {
+    names: `Técnico ${central.nit}`,
+    identifier: `T-${central.nit.slice(-4)}`,
+    rate: o.rate ?? 4.5,
+    position: o.position ?? { lat: BOGOTA.lat + 0.01, lng: BOGOTA.lng },
+  });
+  return { user, key: user.apiKey ?? key, central, technician };
+}
+
+/** A valid POST /oferta body (coordinates in Bogotá, immediate service). */
+export function offerBody(o: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    uuid: randomUUID(),
+    tipoServicio: '1',
+    latitudOrigen: BOGOTA.lat,
+    longitudOrigen: BOGOTA.lng,
+    direccionOrigen: 'Calle 53 # 13-40',
+    fechaCita: '',
+    ...o,
+  };
+}
+
+/** A PUT /aceptacion body for a responder. */
+export function acceptanceBody(offerUuid: string, r: Responder, o: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id: offerUuid, dniPrestador: r.central.nit, dniTecnico: r.technician.dni, ...o };
+}
