@@ -45,6 +45,12 @@ export interface Config {
   /** how many times a state notification (D12) is tried before it is given up */
   notificationAttempts: number;
   notificationBackoffMs: number;
+  /** real-time sockets (D10): ping interval; a socket that missed the previous pong is terminated */
+  heartbeatMs: number;
+  /** a socket whose unsent bytes pass this bound is terminated (slow client) */
+  wsMaxBufferBytes: number;
+  /** largest incoming socket message; a bigger one closes the socket (1009) */
+  wsMaxMessageBytes: number;
 }
 
 interface VarSpec {
@@ -92,6 +98,9 @@ const VARS: Record<string, VarSpec> = {
   GEOCODER_TIMEOUT_MS: { key: 'geocoderTimeoutMs', type: 'integer', default: 5000, minimum: 1 },
   NOTIFICATION_ATTEMPTS: { key: 'notificationAttempts', type: 'integer', default: 8, minimum: 1 },
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
+  HEARTBEAT_MS: { key: 'heartbeatMs', type: 'integer', default: 30000, minimum: 10 },
+  WS_MAX_BUFFER_BYTES: { key: 'wsMaxBufferBytes', type: 'integer', default: 1048576, minimum: 1024 },
+  WS_MAX_MESSAGE_BYTES: { key: 'wsMaxMessageBytes', type: 'integer', default: 65536, minimum: 1024 },
 };
 
 export class ConfigError extends Error {
