@@ -4,7 +4,9 @@
  * - technician → that technician's sockets (an `offer.new` also enrols them
  *   for the offer's `offer.state` and `offer.closed`);
  * - offer → the owning generator's sockets (never another generator's) and
- *   the technician sockets that received the offer; `offer.subscribe`
+ *   the technician sockets that received the offer (until one or two sweeps
+ *   after the offer reaches a final state, so an `offer.closed` published just
+ *   after that state still reaches them); `offer.subscribe`
  *   {uuid, socketId} (a socketId sent to POST /oferta) is acknowledged to that
  *   socket with `offer.subscribed` only when it belongs to the same generator;
  * - operators → operator sockets.
@@ -62,6 +64,9 @@ export class Hub {
   private readonly technicians = new Map<number, Set<Client>>();
   private readonly offerTechnicians = new Map<string, Set<Client>>();
   private readonly operators = new Set<Client>();
+  /** offers that reached a final state since the last sweep, and before it */
+  private finalNow = new Set<string>();
+  private finalBefore = new Set<string>();
 
   constructor(
     private readonly maxBufferBytes: number,
@@ -70,6 +75,11 @@ export class Hub {
 
   get size(): number {
     return this.clients.size;
+  }
+
+  /** offers with technician sockets enrolled */
+  get trackedOffers(): number {
+    return this.offerTechnicians.size;
   }
 
   all(): IterableIterator<Client> {
@@ -130,7 +140,8 @@ export class Hub {
         if (TECHNICIAN_OFFER_EVENTS.has(event)) {
           for (const c of this.offerTechnicians.get(audience.offerUuid) ?? []) targets.add(c);
         }
-        if (event === 'offer.state' && FINAL_STATES.has(field(data, 'estado') ?? '')) this.forgetOffer(audience.offerUuid);
+        const enrolled = this.offerTechnicians.has(audience.offerUuid);
+        if (enrolled && event === 'offer.state' && FINAL_STATES.has(field(data, 'estado') ?? '')) this.finalNow.add(audience.offerUuid);
         break;
       }
       case 'operators':
@@ -152,8 +163,13 @@ export class Hub {
     this.send(c, frame('offer.subscribed', { uuid }));
   }
 
-  private forgetOffer(uuid: string): void {
-    for (const c of this.offerTechnicians.get(uuid) ?? []) c.offers.delete(uuid);
-    this.offerTechnicians.delete(uuid);
+  /** Ends the enrolments of offers that reached a final state before the previous sweep (run on each heartbeat). */
+  sweep(): void {
+    for (const uuid of this.finalBefore) {
+      for (const c of this.offerTechnicians.get(uuid) ?? []) c.offers.delete(uuid);
+      this.offerTechnicians.delete(uuid);
+    }
+    this.finalBefore = this.finalNow;
+    this.finalNow = new Set();
   }
 }

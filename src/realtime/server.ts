@@ -32,6 +32,8 @@ export interface RealtimeOptions {
 export interface RealtimeServer {
   /** sockets this process holds */
   readonly connections: number;
+  /** offers with technician sockets enrolled for their events */
+  readonly trackedOffers: number;
   /** refuse new sockets, let running actions answer, close every socket (1001) and the subscriber */
   close(): Promise<void>;
 }
@@ -117,6 +119,7 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
   server.on('upgrade', onUpgrade);
 
   const heartbeat = setInterval(() => {
+    hub.sweep();
     for (const c of hub.all()) {
       if (!c.alive) {
         log.info({ socketId: c.id, kind: c.identity.kind }, 'socket missed its heartbeat; terminated');
@@ -132,6 +135,9 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
   return {
     get connections() {
       return hub.size;
+    },
+    get trackedOffers() {
+      return hub.trackedOffers;
     },
     async close() {
       if (closing) return;
