@@ -5,6 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { WebSocket, type ClientOptions } from 'ws';
 import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
 import { signOperatorToken } from '../../src/http/auth/jwt.js';
@@ -91,6 +92,35 @@ export function refusal(url: string, opts: ClientOptions = {}): Promise<{ status
       });
     });
   });
+}
+
+/**
+ * A client that completes the handshake, reads `connected`, then stops reading
+ * at the kernel level (a stalled peer): the server's unsent bytes can only grow.
+ */
+export async function stalledClient(url: string, headers: Record<string, string>): Promise<{ socketId: string; socket: net.Socket }> {
+  const { hostname, port, pathname } = new URL(url);
+  let received = '';
+  const socket = net.connect({
+    host: hostname,
+    port: Number(port),
+    onread: {
+      buffer: Buffer.alloc(16 * 1024),
+      callback: (n: number, buf: Uint8Array) => {
+        received += Buffer.from(buf.buffer, buf.byteOffset, n).toString('latin1');
+        return true;
+      },
+    },
+  });
+  socket.on('error', () => undefined);
+  const lines = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`);
+  socket.write(
+    `GET ${pathname} HTTP/1.1\r\nHost: ${hostname}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      `Sec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n${lines.join('')}\r\n`,
+  );
+  const socketId = await waitFor(() => /"socketId":"([^"]+)"/.exec(received)?.[1], 5000, 'connected frame');
+  socket.pause();
+  return { socketId, socket };
 }
 
 export interface Generator {
