@@ -98,14 +98,17 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
     log.debug({ socketId: client.id, kind: identity.kind, path }, 'socket connected');
   };
 
+  // Not a closure of onUpgrade: that would keep each request (and its headers) alive as long as its socket.
+  const onSocketError = (err: Error) => log.debug({ err }, 'upgrade socket error');
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-    socket.on('error', (err) => log.debug({ err }, 'upgrade socket error'));
+    socket.on('error', onSocketError);
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!SOCKET_PATHS.has(url.pathname)) return refuse(socket, 404, routeNotFoundBody(req.method ?? 'GET', url.pathname));
     if (closing) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
     authenticateUpgrade(rt.orm.em.fork(), req, url, cfg.jwtSecret).then(
       (identity) => {
         if (closing || socket.destroyed) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
+        socket.off('error', onSocketError); // ws handles the socket's errors from here
         wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, identity, url.pathname));
       },
       (err: unknown) => {
