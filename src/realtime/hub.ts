@@ -105,14 +105,14 @@ export class Hub {
   }
 
   /** Sends one serialized frame, or terminates a socket that does not keep up. */
-  send(c: Client, text: string): void {
+  send(c: Client, text: string | Buffer): void {
     if (c.ws.readyState !== WebSocket.OPEN) return;
     if (c.ws.bufferedAmount > this.maxBufferBytes) {
       this.log.warn({ socketId: c.id, kind: c.identity.kind, buffered: c.ws.bufferedAmount }, 'slow socket terminated');
       c.ws.terminate();
       return;
     }
-    c.ws.send(text);
+    c.ws.send(text, { binary: false });
   }
 
   /** Delivers a bus event to the local sockets entitled to it. */
@@ -149,8 +149,9 @@ export class Hub {
         break;
     }
     if (targets.size === 0) return;
-    const text = frame(event, data);
-    for (const c of targets) this.send(c, text);
+    // encoded once for every socket (ws would otherwise convert the string per send)
+    const payload = Buffer.from(frame(event, data));
+    for (const c of targets) this.send(c, payload);
   }
 
   private subscribe(uuid: string, apiUserId: number, socketId: string | undefined): void {
