@@ -10,7 +10,7 @@
  * clients live in a child process (bench/ws-clients.ts), so this process's memory is the server's.
  *
  *   npm run bench:ws            # needs PostgreSQL (PostGIS) and Redis
- *   BENCH_CONNECTIONS=15000 BENCH_ROUNDS=30 npm run bench:ws
+ *   BENCH_CONNECTIONS=19500 BENCH_ROUNDS=100 npm run bench:ws
  *
  * Creates and drops its own database (broker_bench_<pid>) and Redis prefix. Linux only
  * (reads /proc/self/status). Each process needs a file limit above BENCH_CONNECTIONS.
@@ -38,7 +38,7 @@ import type { ClientCommand, ClientReply } from './ws-clients.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10000);
 const LATENCY_SOCKETS = Math.min(CONNECTIONS, Number(process.env.BENCH_LATENCY_SOCKETS ?? 1000));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 20);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 50);
 /** rounds run first and not counted (JIT warm-up on both sides) */
 const WARMUP = 3;
 const BATCH = Number(process.env.BENCH_BATCH ?? 100);
