@@ -36,7 +36,7 @@ describe('real time: events the server pushes', () => {
   };
 
   before(async () => {
-    app = await startApp({ env: { HEARTBEAT_MS: '100' } });
+    app = await startApp({ env: { HEARTBEAT_MS: '250' } });
     await resetDb(app.rt.orm);
     const em = app.rt.orm.em.fork();
     await makeServiceType(em);

@@ -16,7 +16,7 @@ async function appWith(env: Record<string, string>): Promise<{ app: TestApp; gen
 describe('real time: heartbeats', () => {
   let app: TestApp;
   let gen: Generator;
-  before(async () => ({ app, gen } = await appWith({ HEARTBEAT_MS: '100' })));
+  before(async () => ({ app, gen } = await appWith({ HEARTBEAT_MS: '200' })));
   after(async () => app.close());
 
   it('heartbeats terminate a socket that stops answering pings and keep a live one', async () => {
