@@ -64,6 +64,12 @@ export interface Config {
   workerLockDurationMs: number;
   /** how often a worker looks for stalled jobs */
   workerStalledIntervalMs: number;
+  /** real-time sockets (D10): ping interval; a socket that missed the previous pong is terminated */
+  heartbeatMs: number;
+  /** a socket whose unsent bytes pass this bound is terminated (slow client) */
+  wsMaxBufferBytes: number;
+  /** largest incoming socket message; a bigger one closes the socket (1009) */
+  wsMaxMessageBytes: number;
 }
 
 interface VarSpec {
@@ -121,6 +127,9 @@ const VARS: Record<string, VarSpec> = {
   LOCAL_UTC_OFFSET: { key: 'localUtcOffset', type: 'string', default: '-05:00', pattern: '^[+-](0[0-9]|1[0-4]):[0-5][0-9]$' },
   WORKER_LOCK_DURATION_MS: { key: 'workerLockDurationMs', type: 'integer', default: 30000, minimum: 100 },
   WORKER_STALLED_INTERVAL_MS: { key: 'workerStalledIntervalMs', type: 'integer', default: 30000, minimum: 100 },
+  HEARTBEAT_MS: { key: 'heartbeatMs', type: 'integer', default: 30000, minimum: 10 },
+  WS_MAX_BUFFER_BYTES: { key: 'wsMaxBufferBytes', type: 'integer', default: 1048576, minimum: 1024 },
+  WS_MAX_MESSAGE_BYTES: { key: 'wsMaxMessageBytes', type: 'integer', default: 65536, minimum: 1024 },
 };
 
 export class ConfigError extends Error {

@@ -1,22 +1,28 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Runtime } from '../main/runtime.js';
+import { attachRealtime, type RealtimeOptions, type RealtimeServer } from '../realtime/server.js';
 import { createApp } from './app.js';
 
 export interface HttpServer {
   server: Server;
   port: number;
-  /** stop accepting, let in-flight requests finish, then close their connections too */
+  /** the real-time endpoints /v1, /v2, /v3 on this server (D10) */
+  realtime: RealtimeServer;
+  /** close the sockets, stop accepting, let in-flight requests finish, then close their connections too */
   close(): Promise<void>;
 }
 
-export async function startHttpServer(rt: Runtime, port = rt.config.port): Promise<HttpServer> {
+export interface HttpServerOptions {
+  realtime?: RealtimeOptions;
+}
+
+export async function startHttpServer(rt: Runtime, port = rt.config.port, opts: HttpServerOptions = {}): Promise<HttpServer> {
   const app = createApp(rt);
   const server = createServer(app.callback());
   // Our own timeout middleware answers 408 first; these are the socket-level backstops.
   server.requestTimeout = rt.config.requestTimeoutMs + 5000;
   server.headersTimeout = Math.min(rt.config.requestTimeoutMs + 5000, 65000);
-
   // While closing, a finished response must not leave its keep-alive connection open for
   // keepAliveTimeout: answers still to be sent say `Connection: close`.
   let closing = false;
@@ -27,6 +33,7 @@ export async function startHttpServer(rt: Runtime, port = rt.config.port): Promi
     res.on('close', () => inFlight.delete(res));
   });
 
+  const realtime = await attachRealtime(rt, server, opts.realtime);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, '0.0.0.0', () => {
@@ -38,12 +45,16 @@ export async function startHttpServer(rt: Runtime, port = rt.config.port): Promi
   return {
     server,
     port: actual,
-    close: () =>
-      new Promise<void>((resolve) => {
+    realtime,
+    async close() {
+      // Upgraded sockets keep server.close() waiting: close them first.
+      await realtime.close();
+      await new Promise<void>((resolve) => {
         closing = true;
         for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
         server.close(() => resolve());
         server.closeIdleConnections();
-      }),
+      });
+    },
   };
 }

@@ -6,7 +6,7 @@ import got, { type Got, type OptionsOfJSONResponseBody } from 'got';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../config/index.js';
-import { startHttpServer, type HttpServer } from '../../src/http/server.js';
+import { startHttpServer, type HttpServer, type HttpServerOptions } from '../../src/http/server.js';
 import { createRuntime, type Runtime } from '../../src/main/runtime.js';
 import { startWorkers, type WorkerGroup, type WorkerOptions } from '../../workers/index.js';
 
@@ -25,6 +25,7 @@ export interface TestApp {
 export interface StartOptions {
   env?: Record<string, string>;
   workers?: boolean | WorkerOptions;
+  http?: HttpServerOptions;
 }
 
 export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
@@ -38,7 +39,7 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
   });
   const log = pino({ level: 'info' }, sink);
   const rt = await createRuntime(cfg, { log });
-  const http = await startHttpServer(rt, 0);
+  const http = await startHttpServer(rt, 0, opts.http);
   const url = `http://127.0.0.1:${http.port}`;
   const workers = opts.workers ? await startWorkers(rt, opts.workers === true ? {} : opts.workers) : undefined;
   const client = got.extend({

@@ -13,14 +13,11 @@ export async function versionRedirect(ctx: AppContext, next: Next): Promise<void
   ctx.body = { status: true, msg: `Versión obsoleta: use ${API_PREFIX}${m[1] ?? ''}` };
 }
 
-/** Unknown route body (spec 4.9, 7.3). */
-export async function notFound(ctx: AppContext, next: Next): Promise<void> {
-  await next();
-  if (ctx.status !== 404 || ctx.body !== undefined) return;
-  ctx.status = 404;
-  ctx.body = {
+/** The unknown-route body (spec 4.9, 7.3); also answered to a socket upgrade on an unknown path. */
+export function routeNotFoundBody(method: string, path: string): Record<string, unknown> {
+  return {
     error: 'Ruta no encontrada',
-    message: `La ruta ${ctx.method} ${ctx.path} no existe en esta API`,
+    message: `La ruta ${method} ${path} no existe en esta API`,
     documentation: `${API_PREFIX}/docs`,
     suggestion: `Verifique la ruta y el método; las rutas vigentes empiezan por ${API_PREFIX}`,
     available_versions: {
@@ -28,8 +25,16 @@ export async function notFound(ctx: AppContext, next: Next): Promise<void> {
       v2: '/api/v2 (en desuso, redirige a /api/v3)',
       v3: '/api/v3 (vigente)',
     },
-    requested_path: ctx.path,
-    method: ctx.method,
+    requested_path: path,
+    method,
     timestamp: new Date().toISOString(),
   };
+}
+
+/** Unknown route middleware (spec 4.9, 7.3). */
+export async function notFound(ctx: AppContext, next: Next): Promise<void> {
+  await next();
+  if (ctx.status !== 404 || ctx.body !== undefined) return;
+  ctx.status = 404;
+  ctx.body = routeNotFoundBody(ctx.method, ctx.path);
 }

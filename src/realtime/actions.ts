@@ -1,0 +1,163 @@
+/**
+ * What a technician's socket messages do: the same domain functions as the
+ * HTTP endpoints, called with the technician's central as the caller and
+ * `dniPrestador`/`dniTecnico` taken from the authenticated identity. The reply
+ * is `<event>.result` {status, body}, the HTTP answer those functions give.
+ *
+ * The functions are injected (tests pass fakes); the default wiring is:
+ *   respond  → respondToOffer (src/domain/offers/acceptance.ts, D4)
+ *   position → updateTechnicianPosition (src/geo/positions.ts, D8)
+ *   progress → reportProgress (src/domain/offers/progress.ts, D11), as the assigned technician
+ * An action left out answers an `error` event saying it is not available.
+ */
+import { RequestContext } from '@mikro-orm/core';
+import { ApiUser } from '../db/entities/index.js';
+import { AUTH_MESSAGES } from '../http/auth/index.js';
+import { HttpError, MESSAGES, keyError, systemBody } from '../http/errors.js';
+import type { Runtime } from '../main/runtime.js';
+import { respondToOffer } from '../domain/offers/acceptance.js';
+import { reportProgress } from '../domain/offers/progress.js';
+import { updateTechnicianPosition } from '../geo/positions.js';
+import type { Identity } from './auth.js';
+import type { Client, Hub } from './hub.js';
+import { PROTOCOL_MESSAGES, frame, type Incoming } from './protocol.js';
+
+export interface ActionResult {
+  status: number;
+  body: unknown;
+}
+
+/** PUT /aceptacion's body (spec 2.5). */
+export interface RespondInput {
+  id: string;
+  dniPrestador: string;
+  dniTecnico: string;
+  tiempoLlegadaSitio?: number;
+  latitudTecnico?: string;
+  longitudTecnico?: string;
+}
+
+export interface PositionInput {
+  dniTecnico: string;
+  latitud: number;
+  longitud: number;
+  disponible?: boolean;
+}
+
+/** PUT /estado-servicio's body (D11) plus the reporting technician. */
+export interface ProgressInput {
+  id: string;
+  estado: string;
+  dniTecnico: string;
+  technicianId: number;
+  latitudTecnico?: string;
+  longitudTecnico?: string;
+}
+
+export type Action<I> = (rt: Runtime, caller: ApiUser, input: I) => Promise<ActionResult>;
+
+export interface TechnicianActions {
+  respond: Action<RespondInput>;
+  position: Action<PositionInput>;
+  progress: Action<ProgressInput>;
+}
+
+/** The object without its undefined properties (the domain's ajv schemas see absent, not undefined). */
+function defined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The domain functions technicians' messages call (see the header). */
+export const technicianActions: TechnicianActions = {
+  respond: (rt, caller, input) => respondToOffer(rt, caller, defined(input)),
+  position: (rt, caller, input) => updateTechnicianPosition(rt, caller, defined(input)),
+  progress: (rt, _caller, { technicianId, dniTecnico: _dni, ...body }) =>
+    reportProgress(rt, { technicianId }, defined(body)),
+};
+
+/** How many actions one socket may have running at once. */
+export const MAX_INFLIGHT_PER_SOCKET = 4;
+
+const coord = (v: number | string | undefined) => (v === undefined ? undefined : String(v));
+
+type TechnicianIdentity = Extract<Identity, { kind: 'technician' }>;
+type ActionMessage = Exclude<Incoming, { event: 'ping' }>;
+
+/** The action a message calls and its input, or null when it is not wired. */
+function bind(actions: Partial<TechnicianActions>, msg: ActionMessage, who: TechnicianIdentity) {
+  switch (msg.event) {
+    case 'offer.respond': {
+      const { respond } = actions;
+      if (!respond) return null;
+      const input: RespondInput = {
+        id: msg.data.id,
+        dniPrestador: who.nit,
+        dniTecnico: who.dniTecnico,
+        tiempoLlegadaSitio: msg.data.tiempoLlegadaSitio,
+        latitudTecnico: coord(msg.data.latitudTecnico),
+        longitudTecnico: coord(msg.data.longitudTecnico),
+      };
+      return (rt: Runtime, caller: ApiUser) => respond(rt, caller, input);
+    }
+    case 'position': {
+      const { position } = actions;
+      if (!position) return null;
+      const { latitud, longitud, disponible } = msg.data;
+      const input: PositionInput = { dniTecnico: who.dniTecnico, latitud, longitud, disponible };
+      return (rt: Runtime, caller: ApiUser) => position(rt, caller, input);
+    }
+    case 'progress': {
+      const { progress } = actions;
+      if (!progress) return null;
+      const input: ProgressInput = {
+        id: msg.data.id,
+        estado: msg.data.estado,
+        dniTecnico: who.dniTecnico,
+        technicianId: who.technicianId,
+        latitudTecnico: coord(msg.data.latitudTecnico),
+        longitudTecnico: coord(msg.data.longitudTecnico),
+      };
+      return (rt: Runtime, caller: ApiUser) => progress(rt, caller, input);
+    }
+  }
+}
+
+/**
+ * Runs a technician's message in its own ORM context: reloads the caller (an
+ * API user deactivated since the upgrade is refused and disconnected), calls
+ * the action and sends `<event>.result`. Errors become results the way the
+ * HTTP error middleware shapes them.
+ */
+export async function runAction(
+  rt: Runtime,
+  hub: Hub,
+  client: Client,
+  msg: ActionMessage,
+  actions: Partial<TechnicianActions>,
+): Promise<void> {
+  const who = client.identity;
+  if (who.kind !== 'technician') return;
+  const call = bind(actions, msg, who);
+  if (!call) {
+    hub.send(client, frame('error', { message: PROTOCOL_MESSAGES.unavailable, details: { event: msg.event } }, msg.ref));
+    return;
+  }
+  const reply = (r: ActionResult) => hub.send(client, frame(`${msg.event}.result`, r, msg.ref));
+  try {
+    await RequestContext.create(rt.orm.em, async () => {
+      const caller = await rt.orm.em.findOne(ApiUser, who.apiUserId);
+      if (!caller || caller.status !== 'ACTIVO') {
+        const err = keyError(401, AUTH_MESSAGES.keyInactive);
+        reply({ status: err.status, body: err.body });
+        client.ws.close(4401, 'INACTIVO');
+        return;
+      }
+      reply(await call(rt, caller));
+    });
+  } catch (err) {
+    if (err instanceof HttpError) return reply({ status: err.status, body: err.body });
+    const body = systemBody(MESSAGES.internal);
+    rt.log.error({ err, errorId: body.errorId, event: msg.event, socketId: client.id }, 'socket action failed');
+    reply({ status: 500, body });
+  }
+}

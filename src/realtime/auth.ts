@@ -1,0 +1,66 @@
+/**
+ * Who opens a socket (D10): authenticated once, at the HTTP upgrade, with the
+ * same validators and envelopes as the HTTP API (spec 5).
+ * - a generator: `Authorization: Basic` (permission for /oferta);
+ * - a technician: its central's `x-apikey` (permission for /aceptacion) plus
+ *   `x-dni-tecnico`, a technician of a central that key's user owns;
+ * - an operator: `Authorization: Bearer <JWT>`, or `?token=<JWT>` because
+ *   browsers cannot set headers on a WebSocket.
+ * Failures throw the HttpError the HTTP API would answer (401 or 403).
+ */
+import type { IncomingMessage } from 'node:http';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../http/auth/index.js';
+import { verifyOperatorToken } from '../http/auth/jwt.js';
+import { keyError, systemError } from '../http/errors.js';
+
+export type Identity =
+  | { kind: 'generator'; apiUserId: number; username: string }
+  | { kind: 'technician'; apiUserId: number; technicianId: number; dniTecnico: string; nit: string }
+  | { kind: 'operator'; operatorId: number; username: string };
+
+export type ClientKind = Identity['kind'];
+
+/** The endpoint whose permission each role's socket requires (spec 5.1.4, 5.2). */
+export const SOCKET_ENDPOINTS = { generator: '/oferta', technician: '/aceptacion' } as const;
+
+export const SOCKET_AUTH_MESSAGES = {
+  dniMissing: 'No se ha brindado el documento del técnico (x-dni-tecnico).',
+  technicianUnknown: 'NO SE ENCONTRÓ EL TÉCNICO',
+} as const;
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return (Array.isArray(v) ? v[0] : v) || undefined;
+}
+
+export async function authenticateUpgrade(em: EntityManager, req: IncomingMessage, url: URL, jwtSecret: string): Promise<Identity> {
+  const authorization = header(req, 'authorization');
+  const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
+  const token = bearer ?? url.searchParams.get('token') ?? undefined;
+  if (token) {
+    const op = await verifyOperatorToken(token, jwtSecret);
+    if (!op) throw systemError(401, AUTH_MESSAGES.basicInvalid);
+    return { kind: 'operator', operatorId: op.id, username: op.username };
+  }
+
+  const apiKey = header(req, 'x-apikey');
+  if (apiKey && !authorization) {
+    const user = await authenticateApiKey(em, apiKey, SOCKET_ENDPOINTS.technician);
+    const dni = header(req, 'x-dni-tecnico');
+    if (!dni) throw keyError(401, SOCKET_AUTH_MESSAGES.dniMissing);
+    // One indexed join instead of an entity load: reconnect storms make this the upgrade's hot path.
+    const [tech] = await em
+      .getConnection()
+      .execute<Array<{ id: number; dni: string; nit: string }>>(
+        'select t.id, t.dni, c.nit from technician t join central c on c.id = t.central_id where t.dni = ? and c.api_user_id = ?',
+        [dni, user.id],
+      );
+    // Unknown, or another central's technician: a central never speaks for another one (D4).
+    if (!tech) throw keyError(403, SOCKET_AUTH_MESSAGES.technicianUnknown);
+    return { kind: 'technician', apiUserId: user.id, technicianId: tech.id, dniTecnico: tech.dni, nit: tech.nit };
+  }
+
+  const user = await authenticateBasic(em, authorization, SOCKET_ENDPOINTS.generator);
+  return { kind: 'generator', apiUserId: user.id, username: user.username };
+}

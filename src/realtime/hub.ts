@@ -1,0 +1,176 @@
+/**
+ * The sockets one API process holds, and who gets each bus event (D10):
+ * - generator → every socket of that API user;
+ * - technician → that technician's sockets (an `offer.new` also enrols them
+ *   for the offer's `offer.state` and `offer.closed`);
+ * - offer → the owning generator's sockets (never another generator's) and
+ *   the technician sockets that received the offer (until one or two sweeps
+ *   after the offer reaches a final state, so an `offer.closed` published just
+ *   after that state still reaches them); `offer.subscribe`
+ *   {uuid, socketId} (a socketId sent to POST /oferta) is acknowledged to that
+ *   socket with `offer.subscribed` only when it belongs to the same generator;
+ * - operators → operator sockets.
+ * Each event is serialized once. A socket whose unsent bytes pass the bound is
+ * terminated instead of buffering more (slow client).
+ */
+import type { Logger } from 'pino';
+import { WebSocket } from 'ws';
+import { OFFER_STATES, type OfferState } from '../domain/offers/states.js';
+import { TRANSITIONS } from '../domain/offers/stateMachine.js';
+import type { Identity } from './auth.js';
+import type { BusMessage } from './bus.js';
+import { frame } from './protocol.js';
+
+export interface Client {
+  id: string;
+  ws: WebSocket;
+  identity: Identity;
+  /** answered the last ping (or sent something) */
+  alive: boolean;
+  /** actions running for this socket */
+  inflight: number;
+  /** offers whose `offer.new` this technician socket received */
+  offers: Set<string>;
+}
+
+/** Offer events a technician who received the offer gets; responses and the selection name other technicians. */
+const TECHNICIAN_OFFER_EVENTS = new Set(['offer.state', 'offer.closed']);
+
+/** States no move leaves (from the D1 table): the offer's technician enrolments end there. */
+const FINAL_STATES = new Set<string>(OFFER_STATES.filter((s: OfferState) => !TRANSITIONS.some((m) => m.from === s)));
+
+function field(data: unknown, key: string): string | undefined {
+  if (typeof data !== 'object' || data === null) return undefined;
+  const v = (data as Record<string, unknown>)[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function addTo<K>(map: Map<K, Set<Client>>, key: K, c: Client): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(c);
+}
+
+function removeFrom<K>(map: Map<K, Set<Client>>, key: K, c: Client): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(c);
+  if (set.size === 0) map.delete(key);
+}
+
+export class Hub {
+  private readonly clients = new Map<string, Client>();
+  private readonly generators = new Map<number, Set<Client>>();
+  private readonly technicians = new Map<number, Set<Client>>();
+  private readonly offerTechnicians = new Map<string, Set<Client>>();
+  private readonly operators = new Set<Client>();
+  /** offers that reached a final state since the last sweep, and before it */
+  private finalNow = new Set<string>();
+  private finalBefore = new Set<string>();
+
+  constructor(
+    private readonly maxBufferBytes: number,
+    private readonly log: Logger,
+  ) {}
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** offers with technician sockets enrolled */
+  get trackedOffers(): number {
+    return this.offerTechnicians.size;
+  }
+
+  all(): IterableIterator<Client> {
+    return this.clients.values();
+  }
+
+  add(c: Client): void {
+    this.clients.set(c.id, c);
+    const id = c.identity;
+    if (id.kind === 'generator') addTo(this.generators, id.apiUserId, c);
+    else if (id.kind === 'technician') addTo(this.technicians, id.technicianId, c);
+    else this.operators.add(c);
+  }
+
+  remove(c: Client): void {
+    if (!this.clients.delete(c.id)) return;
+    const id = c.identity;
+    if (id.kind === 'generator') removeFrom(this.generators, id.apiUserId, c);
+    else if (id.kind === 'technician') removeFrom(this.technicians, id.technicianId, c);
+    else this.operators.delete(c);
+    for (const uuid of c.offers) removeFrom(this.offerTechnicians, uuid, c);
+    c.offers.clear();
+  }
+
+  /** Sends one serialized frame, or terminates a socket that does not keep up. */
+  send(c: Client, text: string | Buffer): void {
+    if (c.ws.readyState !== WebSocket.OPEN) return;
+    if (c.ws.bufferedAmount > this.maxBufferBytes) {
+      this.log.warn({ socketId: c.id, kind: c.identity.kind, buffered: c.ws.bufferedAmount }, 'slow socket terminated');
+      c.ws.terminate();
+      return;
+    }
+    c.ws.send(text, { binary: false });
+  }
+
+  /** Delivers a bus event to the local sockets entitled to it. */
+  route(msg: BusMessage): void {
+    const { audience, event, data } = msg;
+    const targets = new Set<Client>();
+    switch (audience.kind) {
+      case 'generator':
+        for (const c of this.generators.get(audience.apiUserId) ?? []) targets.add(c);
+        break;
+      case 'technician': {
+        const uuid = event === 'offer.new' ? field(data, 'uuid') : undefined;
+        for (const c of this.technicians.get(audience.technicianId) ?? []) {
+          targets.add(c);
+          if (uuid) {
+            addTo(this.offerTechnicians, uuid, c);
+            c.offers.add(uuid);
+          }
+        }
+        break;
+      }
+      case 'offer': {
+        if (event === 'offer.subscribe') return this.subscribe(audience.offerUuid, audience.apiUserId, field(data, 'socketId'));
+        for (const c of this.generators.get(audience.apiUserId) ?? []) targets.add(c);
+        if (TECHNICIAN_OFFER_EVENTS.has(event)) {
+          for (const c of this.offerTechnicians.get(audience.offerUuid) ?? []) targets.add(c);
+        }
+        const enrolled = this.offerTechnicians.has(audience.offerUuid);
+        if (enrolled && event === 'offer.state' && FINAL_STATES.has(field(data, 'estado') ?? '')) this.finalNow.add(audience.offerUuid);
+        break;
+      }
+      case 'operators':
+        for (const c of this.operators) targets.add(c);
+        break;
+    }
+    if (targets.size === 0) return;
+    // encoded once for every socket (ws would otherwise convert the string per send)
+    const payload = Buffer.from(frame(event, data));
+    for (const c of targets) this.send(c, payload);
+  }
+
+  private subscribe(uuid: string, apiUserId: number, socketId: string | undefined): void {
+    const c = socketId ? this.clients.get(socketId) : undefined;
+    if (!c) return; // held by another process, or gone
+    if (c.identity.kind !== 'generator' || c.identity.apiUserId !== apiUserId) {
+      this.log.warn({ socketId, uuid }, 'socketId of another client ignored');
+      return;
+    }
+    this.send(c, frame('offer.subscribed', { uuid }));
+  }
+
+  /** Ends the enrolments of offers that reached a final state before the previous sweep (run on each heartbeat). */
+  sweep(): void {
+    for (const uuid of this.finalBefore) {
+      for (const c of this.offerTechnicians.get(uuid) ?? []) c.offers.delete(uuid);
+      this.offerTechnicians.delete(uuid);
+    }
+    this.finalBefore = this.finalNow;
+    this.finalNow = new Set();
+  }
+}

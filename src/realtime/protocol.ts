@@ -1,0 +1,147 @@
+/**
+ * The socket protocol (decisions D10): every frame is JSON `{event, data}`
+ * (plus an optional `ref` the server echoes in its reply). Incoming frames are
+ * validated with ajv: first the envelope, then the data of that event; a bad
+ * frame is answered with an `error` event and the connection stays.
+ */
+import type { ErrorObject } from 'ajv';
+import type { FromSchema } from 'json-schema-to-ts';
+import { compile } from '../http/validation.js';
+import type { ClientKind } from './auth.js';
+
+const envelopeSchema = {
+  type: 'object',
+  required: ['event'],
+  additionalProperties: false,
+  properties: {
+    event: { type: 'string', minLength: 1, maxLength: 64 },
+    data: {},
+    ref: { type: 'string', minLength: 1, maxLength: 64 },
+  },
+} as const;
+
+/** A coordinate as a number or a numeric string (spec 2.5 sends them as strings). */
+const coordinate = (limit: number) =>
+  ({
+    anyOf: [
+      { type: 'number', minimum: -limit, maximum: limit },
+      { type: 'string', pattern: '^-?[0-9]{1,3}(\\.[0-9]+)?$' },
+    ],
+  }) as const;
+
+const respondSchema = {
+  type: 'object',
+  required: ['id'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    tiempoLlegadaSitio: { type: 'number', minimum: 0, maximum: 1440 },
+    latitudTecnico: coordinate(90),
+    longitudTecnico: coordinate(180),
+  },
+} as const;
+
+const positionSchema = {
+  type: 'object',
+  required: ['latitud', 'longitud'],
+  additionalProperties: false,
+  properties: {
+    latitud: { type: 'number', minimum: -90, maximum: 90 },
+    longitud: { type: 'number', minimum: -180, maximum: 180 },
+    disponible: { type: 'boolean' },
+  },
+} as const;
+
+const progressSchema = {
+  type: 'object',
+  required: ['id', 'estado'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    estado: { type: 'string', minLength: 1, maxLength: 40 },
+    latitudTecnico: coordinate(90),
+    longitudTecnico: coordinate(180),
+  },
+} as const;
+
+const pingSchema = { type: 'object', additionalProperties: false, properties: {} } as const;
+
+/** Incoming events, the data each carries, and who may send it. */
+const INCOMING = {
+  ping: { schema: pingSchema, senders: ['generator', 'technician', 'operator'] },
+  'offer.respond': { schema: respondSchema, senders: ['technician'] },
+  position: { schema: positionSchema, senders: ['technician'] },
+  progress: { schema: progressSchema, senders: ['technician'] },
+} as const satisfies Record<string, { schema: object; senders: readonly ClientKind[] }>;
+
+export type IncomingEvent = keyof typeof INCOMING;
+export type RespondData = FromSchema<typeof respondSchema>;
+export type PositionData = FromSchema<typeof positionSchema>;
+export type ProgressData = FromSchema<typeof progressSchema>;
+
+export type Incoming = { ref?: string } & (
+  | { event: 'ping'; data: Record<string, never> }
+  | { event: 'offer.respond'; data: RespondData }
+  | { event: 'position'; data: PositionData }
+  | { event: 'progress'; data: ProgressData }
+);
+
+export const PROTOCOL_MESSAGES = {
+  binary: 'SOLO SE ACEPTAN MENSAJES DE TEXTO JSON',
+  notJson: 'EL MENSAJE NO ES UN JSON VÁLIDO',
+  envelope: 'EL MENSAJE DEBE TENER LA FORMA {event, data}',
+  unknownEvent: 'EVENTO DESCONOCIDO',
+  forbiddenEvent: 'EVENTO NO PERMITIDO PARA ESTE CLIENTE',
+  invalidData: 'DATOS INVÁLIDOS PARA EL EVENTO',
+  busy: 'DEMASIADAS SOLICITUDES EN CURSO EN ESTA CONEXIÓN; ESPERE LAS RESPUESTAS',
+  unavailable: 'FUNCIÓN AÚN NO DISPONIBLE EN ESTE SERVIDOR',
+  closing: 'EL SERVIDOR SE ESTÁ CERRANDO; VUELVA A CONECTARSE',
+} as const;
+
+export interface ProtocolError {
+  message: string;
+  details: unknown;
+  ref?: string;
+}
+
+function details(errors: ErrorObject[] | null | undefined): Array<{ path: string; message: string }> {
+  return (errors ?? []).map((e) => ({ path: e.instancePath || '/', message: e.message ?? 'invalid' }));
+}
+
+/** Parses and validates one incoming frame for a client of `kind`. */
+export function parseIncoming(raw: Buffer | ArrayBuffer | Buffer[], isBinary: boolean, kind: ClientKind): Incoming | ProtocolError {
+  if (isBinary) return { message: PROTOCOL_MESSAGES.binary, details: null };
+  const text = Array.isArray(raw) ? Buffer.concat(raw).toString('utf8') : Buffer.from(raw as ArrayBuffer).toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { message: PROTOCOL_MESSAGES.notJson, details: null };
+  }
+  const validEnvelope = compile(envelopeSchema);
+  if (!validEnvelope(value)) return { message: PROTOCOL_MESSAGES.envelope, details: details(validEnvelope.errors) };
+  const msg = value as FromSchema<typeof envelopeSchema>;
+  const ref = msg.ref;
+  if (!Object.hasOwn(INCOMING, msg.event)) {
+    return { message: PROTOCOL_MESSAGES.unknownEvent, details: { event: msg.event, known: Object.keys(INCOMING) }, ref };
+  }
+  const spec = INCOMING[msg.event as IncomingEvent];
+  if (!(spec.senders as readonly ClientKind[]).includes(kind)) {
+    return { message: PROTOCOL_MESSAGES.forbiddenEvent, details: { event: msg.event }, ref };
+  }
+  const data = msg.data ?? {};
+  const validData = compile(spec.schema);
+  if (!validData(data)) {
+    return { message: PROTOCOL_MESSAGES.invalidData, details: { event: msg.event, errors: details(validData.errors) }, ref };
+  }
+  return { event: msg.event, data, ref } as Incoming;
+}
+
+export function isProtocolError(v: Incoming | ProtocolError): v is ProtocolError {
+  return 'message' in v;
+}
+
+/** One outgoing frame. */
+export function frame(event: string, data: unknown, ref?: string): string {
+  return JSON.stringify(ref === undefined ? { event, data } : { event, data, ref });
+}

@@ -1,0 +1,160 @@
+/**
+ * The real-time endpoints /v1, /v2 and /v3 (spec 1.8, 6.3; decisions D10) on
+ * the API's HTTP server, all speaking the same (v3) protocol: authenticated at
+ * the upgrade, `connected` {socketId} on open, JSON `{event, data}` frames,
+ * heartbeats, a bound on each socket's unsent bytes, and events from every
+ * process through Redis pub/sub. The protocol is described in docs/realtime.md.
+ */
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { HttpError, MESSAGES, systemBody } from '../http/errors.js';
+import { routeNotFoundBody } from '../http/middleware/routing.js';
+import type { Runtime } from '../main/runtime.js';
+import { MAX_INFLIGHT_PER_SOCKET, runAction, technicianActions, type TechnicianActions } from './actions.js';
+import { authenticateUpgrade, type Identity } from './auth.js';
+import { Hub, type Client } from './hub.js';
+import { PROTOCOL_MESSAGES, frame, isProtocolError, parseIncoming } from './protocol.js';
+import { subscribeBus } from './subscriber.js';
+
+export const SOCKET_PATHS: ReadonlySet<string> = new Set(['/v1', '/v2', '/v3']);
+
+/** How long shutdown waits for running actions, then for sockets to close. */
+const DRAIN_MS = 5000;
+const CLOSE_MS = 2000;
+
+export interface RealtimeOptions {
+  /** the domain functions technicians' messages call (default: the wired `technicianActions`) */
+  actions?: Partial<TechnicianActions>;
+}
+
+export interface RealtimeServer {
+  /** sockets this process holds */
+  readonly connections: number;
+  /** offers with technician sockets enrolled for their events */
+  readonly trackedOffers: number;
+  /** refuse new sockets, let running actions answer, close every socket (1001) and the subscriber */
+  close(): Promise<void>;
+}
+
+/** Answers an upgrade request with a plain HTTP error and closes the socket. */
+function refuse(socket: Duplex, status: number, body: unknown): void {
+  if (!socket.writable) return void socket.destroy();
+  const text = JSON.stringify(body);
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      text,
+  );
+}
+
+/** Resolves when `p` settles or after `ms`, whichever comes first. */
+async function within(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p.catch(() => undefined), new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+export async function attachRealtime(rt: Runtime, server: Server, opts: RealtimeOptions = {}): Promise<RealtimeServer> {
+  const cfg = rt.config;
+  const log = rt.log.child({ module: 'realtime' });
+  const actions = opts.actions ?? technicianActions;
+  const hub = new Hub(cfg.wsMaxBufferBytes, log);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: cfg.wsMaxMessageBytes, perMessageDeflate: false, clientTracking: false });
+  const running = new Set<Promise<void>>();
+  let closing = false;
+
+  const bus = await subscribeBus(rt.redis, cfg.queuePrefix, log, (msg) => hub.route(msg));
+
+  const onMessage = (client: Client, raw: RawData, isBinary: boolean) => {
+    client.alive = true;
+    const msg = parseIncoming(raw, isBinary, client.identity.kind);
+    if (isProtocolError(msg)) return hub.send(client, frame('error', { message: msg.message, details: msg.details }, msg.ref));
+    if (msg.event === 'ping') return hub.send(client, frame('pong', {}, msg.ref));
+    const refusal = closing ? PROTOCOL_MESSAGES.closing : client.inflight >= MAX_INFLIGHT_PER_SOCKET ? PROTOCOL_MESSAGES.busy : null;
+    if (refusal) return hub.send(client, frame('error', { message: refusal, details: { event: msg.event } }, msg.ref));
+    client.inflight++;
+    const p: Promise<void> = runAction(rt, hub, client, msg, actions)
+      .catch((err: unknown) => log.error({ err, socketId: client.id }, 'socket action failed'))
+      .finally(() => {
+        client.inflight--;
+        running.delete(p);
+      });
+    running.add(p);
+  };
+
+  const onConnection = (ws: WebSocket, identity: Identity, path: string) => {
+    const client: Client = { id: randomUUID(), ws, identity, alive: true, inflight: 0, offers: new Set() };
+    hub.add(client);
+    ws.on('pong', () => (client.alive = true));
+    ws.on('message', (raw, isBinary) => onMessage(client, raw, isBinary));
+    ws.on('close', () => hub.remove(client));
+    ws.on('error', (err) => log.debug({ err, socketId: client.id }, 'socket error'));
+    hub.send(client, frame('connected', { socketId: client.id }));
+    log.debug({ socketId: client.id, kind: identity.kind, path }, 'socket connected');
+  };
+
+  // Not a closure of onUpgrade: that would keep each request (and its headers) alive as long as its socket.
+  const onSocketError = (err: Error) => log.debug({ err }, 'upgrade socket error');
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', onSocketError);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!SOCKET_PATHS.has(url.pathname)) return refuse(socket, 404, routeNotFoundBody(req.method ?? 'GET', url.pathname));
+    if (closing) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
+    authenticateUpgrade(rt.orm.em.fork(), req, url, cfg.jwtSecret).then(
+      (identity) => {
+        if (closing || socket.destroyed) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
+        socket.off('error', onSocketError); // ws handles the socket's errors from here
+        wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, identity, url.pathname));
+      },
+      (err: unknown) => {
+        if (err instanceof HttpError) return refuse(socket, err.status, err.body);
+        const body = systemBody(MESSAGES.internal);
+        log.error({ err, errorId: body.errorId }, 'socket authentication failed');
+        refuse(socket, 500, body);
+      },
+    );
+  };
+  server.on('upgrade', onUpgrade);
+
+  const heartbeat = setInterval(() => {
+    hub.sweep();
+    for (const c of hub.all()) {
+      if (!c.alive) {
+        log.info({ socketId: c.id, kind: c.identity.kind }, 'socket missed its heartbeat; terminated');
+        c.ws.terminate();
+        continue;
+      }
+      c.alive = false;
+      if (c.ws.readyState === c.ws.OPEN) c.ws.ping();
+    }
+  }, cfg.heartbeatMs);
+  heartbeat.unref();
+
+  return {
+    get connections() {
+      return hub.size;
+    },
+    get trackedOffers() {
+      return hub.trackedOffers;
+    },
+    async close() {
+      if (closing) return;
+      closing = true;
+      clearInterval(heartbeat);
+      await within(Promise.allSettled([...running]), DRAIN_MS);
+      const clients = [...hub.all()];
+      const closed = Promise.all(clients.map((c) => new Promise((resolve) => c.ws.once('close', resolve))));
+      for (const c of clients) c.ws.close(1001, 'server shutting down');
+      await within(closed, CLOSE_MS);
+      for (const c of hub.all()) c.ws.terminate();
+      server.off('upgrade', onUpgrade);
+      wss.close();
+      await bus.close();
+    },
+  };
+}
