@@ -29,9 +29,7 @@ export function demoCredentialLines(doc: ProvisionDocument, baseUrl: string): st
     lines.push(
       `  curl -c ops.cookies -H 'content-type: application/json' -d '${login}' ${baseUrl}/api/v3/users/login`,
       `  curl -b ops.cookies ${baseUrl}/admin/queues`,
-      `Bull Board in a browser: open ${baseUrl}/health, run in the console`,
-      `  fetch('/api/v3/users/login', {method: 'POST', headers: {'content-type': 'application/json'}, body: '${login}'})`,
-      `  then open ${baseUrl}/admin/queues (the login sets the operator_token cookie).`,
+      `Bull Board in a browser: ${baseUrl}/admin/login (operator ${op.username}), then ${baseUrl}/admin/queues`,
     );
   }
   return lines;
