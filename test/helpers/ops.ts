@@ -1,7 +1,7 @@
 /**
  * Helpers for the service-operations tests: a generator with its state
  * endpoint, a central with its API key and novelty endpoint, a technician,
- * offers in any state, a listener of the real-time bus and waitFor.
+ * offers in any state and a listener of the real-time bus.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Redis } from 'ioredis';
@@ -18,17 +18,6 @@ export type Body = Record<string, unknown>;
 
 /** A JSON response body as an object. */
 export const bodyOf = (res: { body: unknown }): Body => res.body as Body;
-
-/** Polls `fn` until it returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 8000, everyMs = 25): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 /** Service type 1 (GRUA) in business line VEH, and type 2 (CONDUCTOR) in line MOV. */
 export async function makeCatalog(em: EntityManager): Promise<void> {

@@ -8,7 +8,8 @@ import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, offerBody, waitFor, type Generator } from '../helpers/offers.js';
+import { acceptanceBody, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Reply {
   status: boolean;

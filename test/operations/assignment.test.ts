@@ -15,10 +15,10 @@ import {
   makeProvider,
   offerIn,
   respond,
-  waitFor,
   type Generator,
   type Provider,
 } from '../helpers/ops.js';
+import { waitFor } from '../helpers/wait.js';
 
 
 describe('POST /asignacion, /no-asignacion, /cancelacion', () => {
@@ -133,11 +133,11 @@ describe('POST /asignacion, /no-asignacion, /cancelacion', () => {
           ['novedad', `${CENTRAL_URL}/sur/novedad`, 'NO_ASIGNADA'],
         ]);
         expect(String(ds[0].requestBody.detalle)).to.contain('El cliente desistió');
-        await waitFor(() => bus.messages.some((m) => m.event === 'offer.closed'), 'offer.closed');
+        await waitFor(() => bus.messages.some((m) => m.event === 'offer.closed'), 8000, 'offer.closed');
         const closed = bus.messages.find((m) => m.event === 'offer.closed');
         expect(closed?.data).to.deep.equal({ uuid: offer.uuid, result: 'withdrawn' });
         expect(closed?.audience).to.deep.equal({ kind: 'offer', offerUuid: offer.uuid, apiUserId: gen.user.id });
-        await waitFor(() => bus.messages.some((m) => m.event === 'offer.state'), 'offer.state');
+        await waitFor(() => bus.messages.some((m) => m.event === 'offer.state'), 8000, 'offer.state');
         expect(bus.messages.find((m) => m.event === 'offer.state')?.data).to.include({ estado: 'NO_ASIGNADA', anterior: 'ABIERTA' });
       } finally {
         bus.close();
