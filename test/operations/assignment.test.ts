@@ -2,19 +2,17 @@ import { expect } from 'chai';
 import { Offer, OfferTransition } from '../../src/db/entities/index.js';
 import { CODE_PATTERN } from '../../src/domain/offers/codes.js';
 import { jobId } from '../../src/queues/registry.js';
-import { resetDb } from '../helpers/db.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
+import type { TestApp } from '../helpers/harness.js';
 import {
   CENTRAL_URL,
   GENERATOR_URL,
   bodyOf,
   deliveriesOf,
   listenBus,
-  makeCatalog,
-  makeGenerator,
   makeProvider,
   offerIn,
   respond,
+  startOps,
   type Generator,
   type Provider,
 } from '../helpers/ops.js';
@@ -29,14 +27,9 @@ describe('POST /asignacion, /no-asignacion, /cancelacion', () => {
   let loser: Provider;
 
   before(async () => {
-    app = await startApp();
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em);
-    other = await makeGenerator(em);
-    prov = await makeProvider(em, { name: 'Grúas Norte' });
-    loser = await makeProvider(em, { name: 'Grúas Sur', novedad: '/sur/novedad' });
+    const suite = await startOps({ provider: { name: 'Grúas Norte' } });
+    ({ app, gen, other, prov } = suite);
+    loser = await makeProvider(suite.em, { name: 'Grúas Sur', novedad: '/sur/novedad' });
   });
   after(async () => app.close());
 

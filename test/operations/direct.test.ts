@@ -4,9 +4,8 @@ import { GazetteerEntry, Offer, OfferTransition } from '../../src/db/entities/in
 import { CODE_PATTERN } from '../../src/domain/offers/codes.js';
 import { OFFER_MESSAGES } from '../../src/domain/offers/input.js';
 import { addressKey } from '../../src/geocoding/index.js';
-import { resetDb } from '../helpers/db.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
-import { bodyOf, makeCatalog, makeGenerator, makeProvider, type Generator, type Provider } from '../helpers/ops.js';
+import type { TestApp } from '../helpers/harness.js';
+import { bodyOf, startOps, type Generator, type Provider } from '../helpers/ops.js';
 import { makeCentral } from '../helpers/factories.js';
 
 describe('POST /asignacion-directa (D6)', () => {
@@ -16,13 +15,9 @@ describe('POST /asignacion-directa (D6)', () => {
   let prov: Provider;
 
   before(async () => {
-    app = await startApp();
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em, { businessName: 'Aseguradora Uno' });
-    other = await makeGenerator(em);
-    prov = await makeProvider(em, { name: 'Grúas Norte' });
+    const suite = await startOps({ generator: { businessName: 'Aseguradora Uno' }, provider: { name: 'Grúas Norte' } });
+    ({ app, gen, other, prov } = suite);
+    const { em } = suite;
     for (const [address, lat, lng, ciudad] of [
       ['Calle 100 # 15-20, Bogotá', 4.6847, -74.0469, 'Bogotá'],
       ['Medellín', 6.2442, -75.5812, 'Medellín'],

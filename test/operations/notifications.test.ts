@@ -9,17 +9,16 @@ import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
 import { SWEEP_SCHEDULER_ID } from '../../src/queues/schedules.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfter, sign } from '../../src/webhooks/stateDelivery.js';
-import { resetDb } from '../helpers/db.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 import {
   CENTRAL_URL,
   GENERATOR_URL,
   deliveriesOf,
-  makeCatalog,
   makeGenerator,
   makeProvider,
   offerIn,
   respond,
+  startOps,
   type Body,
   type Generator,
   type Provider,
@@ -59,13 +58,9 @@ describe('state notifications (D12)', () => {
   let loser: Provider;
 
   before(async () => {
-    app = await startApp({ workers: true, env: { NOTIFICATION_ATTEMPTS: '4' } });
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em);
-    prov = await makeProvider(em, { name: 'Grúas Norte' });
-    loser = await makeProvider(em, { name: 'Grúas Sur', novedad: '/sur/novedad' });
+    const suite = await startOps({ workers: true, env: { NOTIFICATION_ATTEMPTS: '4' }, provider: { name: 'Grúas Norte' } });
+    ({ app, gen, prov } = suite);
+    loser = await makeProvider(suite.em, { name: 'Grúas Sur', novedad: '/sur/novedad' });
   });
   afterEach(() => nock.cleanAll());
   after(async () => app.close());
