@@ -49,7 +49,7 @@ export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAs
   if (await em.count(Offer, { uuid: draft.uuid })) throw controllerError(400, OFFER_MESSAGES.alreadyOffered);
   const prepared = await prepareOffer(rt, user, draft);
 
-  const { inserted, codes } = await em.fork().transactional(async (tx) => {
+  const { inserted, codes } = await em.transactional(async (tx) => {
     const codes = await freeServiceCodes(tx);
     const offer = {
       ...prepared,
