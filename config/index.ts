@@ -58,7 +58,7 @@ export interface Config {
   sweepIntervalMs: number;
   /** most stops an offer may have (POST /add-address) */
   maxStops: number;
-  /** the business's UTC offset: calendar dates of requests (fechaCita, history desde/hasta) are local days */
+  /** the business's UTC offset: the history's date-only desde/hasta are local days (fechaCita is America/Bogota time) */
   localUtcOffset: string;
   /** BullMQ job lock: a job whose worker stops renewing it for this long is stalled and re-run once */
   workerLockDurationMs: number;

@@ -1,25 +1,13 @@
 /**
  * Factories and helpers of the offer lifecycle's tests: a generator with its
  * webhook profile, a responding central (its API user, key and technician),
- * a valid POST /oferta body, and polling with a deadline.
+ * and a valid POST /oferta body.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
 import { BOGOTA, makeApiUser, makeCentral, makeTechnician, type ApiUserOverrides } from './factories.js';
 import { basic } from './harness.js';
-
-/** Polls `fn` until it returns a truthy value; fails after `timeoutMs` with `what`. */
-export async function waitFor<T>(fn: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 export const GENERATOR_URL = 'http://generator.test';
 export const RESPUESTA_PATH = '/api/v1/respuesta';

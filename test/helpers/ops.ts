@@ -1,14 +1,15 @@
 /**
- * Helpers for the service-operations tests: a generator with its state
- * endpoint, a central with its API key and novelty endpoint, a technician,
- * offers in any state, a listener of the real-time bus and waitFor.
+ * Helpers for the service-operations tests: the common start of a suite, a
+ * generator with its state endpoint, a central with its API key and novelty
+ * endpoint, a technician, offers in any state and a listener of the real-time bus.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Redis } from 'ioredis';
 import { OfferResponse, WebhookDelivery, type ApiUser, type Central, type Offer, type Technician } from '../../src/db/entities/index.js';
 import type { OfferState } from '../../src/domain/offers/states.js';
 import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
-import { basic } from './harness.js';
+import { resetDb } from './db.js';
+import { basic, startApp, type StartOptions, type TestApp } from './harness.js';
 import { makeApiUser, makeBusinessLine, makeCentral, makeOffer, makeServiceType, makeTechnician } from './factories.js';
 
 export const GENERATOR_URL = 'http://generator.test';
@@ -18,17 +19,6 @@ export type Body = Record<string, unknown>;
 
 /** A JSON response body as an object. */
 export const bodyOf = (res: { body: unknown }): Body => res.body as Body;
-
-/** Polls `fn` until it returns a truthy value; fails with `what` after `timeoutMs`. */
-export async function waitFor<T>(fn: () => Promise<T> | T, what: string, timeoutMs = 8000, everyMs = 25): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
 
 /** Service type 1 (GRUA) in business line VEH, and type 2 (CONDUCTOR) in line MOV. */
 export async function makeCatalog(em: EntityManager): Promise<void> {
@@ -62,7 +52,13 @@ export interface Provider {
 }
 
 /** A central with its API user (x-apikey, novelty endpoint under CENTRAL_URL/<path>) and one technician. */
-export async function makeProvider(em: EntityManager, o: { name?: string; novedad?: string | null; secret?: string } = {}): Promise<Provider> {
+export interface ProviderOptions {
+  name?: string;
+  novedad?: string | null;
+  secret?: string;
+}
+
+export async function makeProvider(em: EntityManager, o: ProviderOptions = {}): Promise<Provider> {
   const apiKey = `key-${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
   const { user } = await makeApiUser(em, {
     businessName: o.name ?? 'Grúas de Prueba S.A.S.',
@@ -74,6 +70,30 @@ export async function makeProvider(em: EntityManager, o: { name?: string; noveda
   const central = await makeCentral(em, { name: o.name ?? 'Grúas de Prueba', apiUser: user, serviceTypes: [1, 2] });
   const technician = await makeTechnician(em, central);
   return { user, apiKey, central, technician };
+}
+
+export interface OpsSuite {
+  app: TestApp;
+  /** a context of its own, for the suite's further rows */
+  em: EntityManager;
+  gen: Generator;
+  /** another generator, owning nothing of `gen`'s */
+  other: Generator;
+  prov: Provider;
+}
+
+/** An app (with workers when asked) on a clean database holding the catalog, two generators and a provider. */
+export async function startOps(
+  o: StartOptions & { generator?: Partial<ApiUser>; provider?: ProviderOptions } = {},
+): Promise<OpsSuite> {
+  const app = await startApp(o);
+  await resetDb(app.rt.orm);
+  const em = app.rt.orm.em.fork();
+  await makeCatalog(em);
+  const gen = await makeGenerator(em, o.generator);
+  const other = await makeGenerator(em);
+  const prov = await makeProvider(em, o.provider);
+  return { app, em, gen, other, prov };
 }
 
 /** An offer of `generator` in `state`, assigned to the provider when given. */

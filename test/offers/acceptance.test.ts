@@ -20,8 +20,8 @@ import {
   offerBody,
   type Generator,
   type Responder,
-  waitFor,
 } from '../helpers/offers.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Reply {
   status: boolean;

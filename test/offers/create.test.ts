@@ -2,14 +2,14 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { GazetteerEntry, Offer, OfferTransition } from '../../src/db/entities/index.js';
-import { DEFAULT_DESCRIPTION } from '../../src/domain/offers/create.js';
-import { OFFER_MESSAGES } from '../../src/domain/offers/input.js';
+import { DEFAULT_DESCRIPTION, OFFER_MESSAGES } from '../../src/domain/offers/input.js';
 import { jobId } from '../../src/queues/registry.js';
 import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, offerBody, waitFor, type Generator } from '../helpers/offers.js';
+import { acceptanceBody, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Reply {
   status: boolean;

@@ -17,7 +17,8 @@ import { ABANDONED_ERROR } from '../../src/webhooks/deliveries.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, offerBody, waitFor } from '../helpers/offers.js';
+import { acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
+import { waitFor } from '../helpers/wait.js';
 
 const WORKER_MAIN = fileURLToPath(new URL('../../workers/main.js', import.meta.url));
 

@@ -16,10 +16,10 @@ import {
   makeGenerator,
   makeResponder,
   offerBody,
-  waitFor,
   type Generator,
   type Responder,
 } from '../helpers/offers.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Captured {
   headers: Record<string, string | string[] | undefined>;

@@ -2,23 +2,21 @@ import { expect } from 'chai';
 import { Offer, OfferTransition } from '../../src/db/entities/index.js';
 import { CODE_PATTERN } from '../../src/domain/offers/codes.js';
 import { jobId } from '../../src/queues/registry.js';
-import { resetDb } from '../helpers/db.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
+import type { TestApp } from '../helpers/harness.js';
 import {
   CENTRAL_URL,
   GENERATOR_URL,
   bodyOf,
   deliveriesOf,
   listenBus,
-  makeCatalog,
-  makeGenerator,
   makeProvider,
   offerIn,
   respond,
-  waitFor,
+  startOps,
   type Generator,
   type Provider,
 } from '../helpers/ops.js';
+import { waitFor } from '../helpers/wait.js';
 
 
 describe('POST /asignacion, /no-asignacion, /cancelacion', () => {
@@ -29,14 +27,9 @@ describe('POST /asignacion, /no-asignacion, /cancelacion', () => {
   let loser: Provider;
 
   before(async () => {
-    app = await startApp();
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em);
-    other = await makeGenerator(em);
-    prov = await makeProvider(em, { name: 'Grúas Norte' });
-    loser = await makeProvider(em, { name: 'Grúas Sur', novedad: '/sur/novedad' });
+    const suite = await startOps({ provider: { name: 'Grúas Norte' } });
+    ({ app, gen, other, prov } = suite);
+    loser = await makeProvider(suite.em, { name: 'Grúas Sur', novedad: '/sur/novedad' });
   });
   after(async () => app.close());
 
@@ -133,11 +126,11 @@ describe('POST /asignacion, /no-asignacion, /cancelacion', () => {
           ['novedad', `${CENTRAL_URL}/sur/novedad`, 'NO_ASIGNADA'],
         ]);
         expect(String(ds[0].requestBody.detalle)).to.contain('El cliente desistió');
-        await waitFor(() => bus.messages.some((m) => m.event === 'offer.closed'), 'offer.closed');
+        await waitFor(() => bus.messages.some((m) => m.event === 'offer.closed'), 8000, 'offer.closed');
         const closed = bus.messages.find((m) => m.event === 'offer.closed');
         expect(closed?.data).to.deep.equal({ uuid: offer.uuid, result: 'withdrawn' });
         expect(closed?.audience).to.deep.equal({ kind: 'offer', offerUuid: offer.uuid, apiUserId: gen.user.id });
-        await waitFor(() => bus.messages.some((m) => m.event === 'offer.state'), 'offer.state');
+        await waitFor(() => bus.messages.some((m) => m.event === 'offer.state'), 8000, 'offer.state');
         expect(bus.messages.find((m) => m.event === 'offer.state')?.data).to.include({ estado: 'NO_ASIGNADA', anterior: 'ABIERTA' });
       } finally {
         bus.close();

@@ -2,10 +2,10 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { GazetteerEntry, Offer, OfferTransition } from '../../src/db/entities/index.js';
 import { CODE_PATTERN } from '../../src/domain/offers/codes.js';
+import { OFFER_MESSAGES } from '../../src/domain/offers/input.js';
 import { addressKey } from '../../src/geocoding/index.js';
-import { resetDb } from '../helpers/db.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
-import { bodyOf, makeCatalog, makeGenerator, makeProvider, type Generator, type Provider } from '../helpers/ops.js';
+import type { TestApp } from '../helpers/harness.js';
+import { bodyOf, startOps, type Generator, type Provider } from '../helpers/ops.js';
 import { makeCentral } from '../helpers/factories.js';
 
 describe('POST /asignacion-directa (D6)', () => {
@@ -15,13 +15,9 @@ describe('POST /asignacion-directa (D6)', () => {
   let prov: Provider;
 
   before(async () => {
-    app = await startApp();
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em, { businessName: 'Aseguradora Uno' });
-    other = await makeGenerator(em);
-    prov = await makeProvider(em, { name: 'Grúas Norte' });
+    const suite = await startOps({ generator: { businessName: 'Aseguradora Uno' }, provider: { name: 'Grúas Norte' } });
+    ({ app, gen, other, prov } = suite);
+    const { em } = suite;
     for (const [address, lat, lng, ciudad] of [
       ['Calle 100 # 15-20, Bogotá', 4.6847, -74.0469, 'Bogotá'],
       ['Medellín', 6.2442, -75.5812, 'Medellín'],
@@ -83,7 +79,8 @@ describe('POST /asignacion-directa (D6)', () => {
     const offer = await app.rt.orm.em.fork().findOneOrFail(Offer, body.uuid);
     expect(offer).to.include({ originLat: 4.6847, originLng: -74.0469, ciudad: 'Bogotá', destLat: 6.2442, destLng: -75.5812 });
     expect(offer.serviceType.id).to.equal(1);
-    expect(offer.observaciones).to.equal('VEHÍCULO: MARCA: Renault, MODELO: 2019 | Llanta pinchada');
+    expect(offer.observaciones).to.equal('VEHÍCULO: Marca: Renault, Modelo: 2019 | Llanta pinchada');
+    expect(offer.vehiculo).to.deep.equal({ marca: 'Renault', modelo: '2019' });
     expect(offer).to.include({ priority: true, ofertante: 'Aseguradora Uno - Sucursal Norte' });
   });
 
@@ -111,8 +108,8 @@ describe('POST /asignacion-directa (D6)', () => {
       [{ dniPrestador: '000000' }, 404, 'NO SE ENCONTRÓ LA CENTRAL (PRESTADOR) CON NIT 000000'],
       [{ dniTecnico: '999999' }, 404, 'NO SE ENCONTRÓ EL TÉCNICO'],
       [{ dniPrestador: onlyType2.nit }, 400, 'LA CENTRAL Conductores NO PRESTA EL SERVICIO GRUA'],
-      [{ tipoServicio: '77' }, 400, "EL TIPO DE SERVICIO '77' NO EXISTE"],
-      [{ tipoServicio: 'grua' }, 400, "EL TIPO DE SERVICIO 'grua' NO EXISTE"],
+      [{ tipoServicio: '77' }, 400, OFFER_MESSAGES.typeUnknown(77)],
+      [{ tipoServicio: 'grua' }, 400, OFFER_MESSAGES.typeInvalid],
     ];
     for (const [over, status, msg] of cases) {
       const res = await direct({ ...base(), ...over });
@@ -121,26 +118,29 @@ describe('POST /asignacion-directa (D6)', () => {
     }
   });
 
-  it('answers the offer validation messages of spec 4.1', async () => {
+  it('answers the validation messages of POST /oferta (spec 4.1), and its own for dniPrestador', async () => {
     const { uuid: _u, ...noUuid } = base();
     const { tipoServicio: _t, ...noType } = base();
     const { dniPrestador: _d, ...noCentral } = base();
     const cases: Array<[Record<string, unknown>, string]> = [
-      [noUuid, "NO SE RECIBIÓ EL CAMPO 'uuid', REQUERIDO PARA EJECUTAR LA OFERTA DEL SERVICIO"],
-      [{ ...base(), uuid: 'abc' }, "EL CAMPO 'uuid' DEBE SER UN UUID VÁLIDO"],
-      [noType, "EL CAMPO 'tipoServicio' ES REQUERIDO PARA REALIZAR LA OFERTA DEL SERVICIO"],
+      [noUuid, OFFER_MESSAGES.uuidMissing],
+      [{ ...base(), uuid: 'abc' }, OFFER_MESSAGES.uuidInvalid],
+      [noType, OFFER_MESSAGES.typeMissing],
       [noCentral, "EL CAMPO 'dniPrestador' ES REQUERIDO PARA REALIZAR LA ASIGNACIÓN DIRECTA"],
-      [{ ...base(), latitudOrigen: 0, longitudOrigen: 0 }, 'ES NECESARIO LOS DATOS DE LA DIRECCIÓN DE ORIGEN O LAS COORDENADAS DE LA MISMA'],
-      [{ ...base(), latitudOrigen: null, direccionOrigen: 'Vereda desconocida' }, 'LA DIRECCIÓN DE ORIGEN NO FUE POSIBLE IDENTIFICARLA, POR FAVOR VERIFICA LOS DATOS'],
-      [{ ...base(), fechaCita: '01/12/2026' }, "EL CAMPO 'fechaCita' NO ES VÁLIDO"],
+      [{ ...base(), dniPrestador: '' }, "EL CAMPO 'dniPrestador' NO ES VÁLIDO"],
+      [{ ...base(), dniTecnico: 7 }, "EL CAMPO 'dniTecnico' NO ES VÁLIDO"],
+      [{ ...base(), latitudOrigen: 0, longitudOrigen: 0 }, OFFER_MESSAGES.originMissing],
+      [{ ...base(), latitudOrigen: 91 }, OFFER_MESSAGES.outOfRange('latitudOrigen', 'lat')],
+      [{ ...base(), latitudOrigen: null, direccionOrigen: 'Vereda desconocida' }, OFFER_MESSAGES.originNotFound],
+      [{ ...base(), direccionDestino: 'Destino inexistente' }, OFFER_MESSAGES.destinationNotFound],
+      [{ ...base(), fechaCita: '01/12/2026' }, OFFER_MESSAGES.badDate],
+      [{ ...base(), horaCita: '25:00' }, OFFER_MESSAGES.badTime],
+      [{ ...base(), observaciones: 'x'.repeat(5001) }, OFFER_MESSAGES.tooLong('observaciones', 5000)],
     ];
     for (const [json, msg] of cases) {
       const res = await direct(json);
       expect(res.statusCode, msg).to.equal(400);
       expect(res.body).to.deep.equal({ status: false, msg });
     }
-    const dest = await direct({ ...base(), direccionDestino: 'Destino inexistente' });
-    expect(dest.statusCode).to.equal(400);
-    expect(bodyOf(dest).msg).to.match(/^LA DIRECCIÓN DE DESTINO NO FUE POSIBLE IDENTIFICARLA/).and.contain('OMITE EL CAMPO');
   });
 });

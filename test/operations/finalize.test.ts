@@ -1,10 +1,9 @@
 import { expect } from 'chai';
 import { Offer, OfferTransition } from '../../src/db/entities/index.js';
 import { signOperatorToken } from '../../src/http/auth/jwt.js';
-import { resetDb } from '../helpers/db.js';
 import { makeOperator } from '../helpers/factories.js';
-import { basic, startApp, type TestApp } from '../helpers/harness.js';
-import { bodyOf, deliveriesOf, makeCatalog, makeGenerator, makeProvider, offerIn, type Generator, type Provider } from '../helpers/ops.js';
+import { basic, type TestApp } from '../helpers/harness.js';
+import { bodyOf, deliveriesOf, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 
 describe('POST /finalize', () => {
   let app: TestApp;
@@ -14,14 +13,9 @@ describe('POST /finalize', () => {
   let operatorToken: string;
 
   before(async () => {
-    app = await startApp();
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em);
-    other = await makeGenerator(em);
-    prov = await makeProvider(em);
-    const { operator } = await makeOperator(em, { username: 'ops-finalize' });
+    const suite = await startOps();
+    ({ app, gen, other, prov } = suite);
+    const { operator } = await makeOperator(suite.em, { username: 'ops-finalize' });
     operatorToken = await signOperatorToken(operator, app.rt.config.jwtSecret, '1h');
   });
   after(async () => app.close());

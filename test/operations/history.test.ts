@@ -1,8 +1,7 @@
 import { expect } from 'chai';
 import { OFFER_STATES } from '../../src/domain/offers/states.js';
-import { resetDb } from '../helpers/db.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
-import { bodyOf, makeCatalog, makeGenerator, makeProvider, offerIn, type Generator, type Provider } from '../helpers/ops.js';
+import type { TestApp } from '../helpers/harness.js';
+import { bodyOf, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 
 type Row = Record<string, unknown>;
 
@@ -14,13 +13,9 @@ describe('POST /queries/history and GET /queries/history-options (D7)', () => {
   const day = (iso: string) => new Date(iso);
 
   before(async () => {
-    app = await startApp();
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em);
-    other = await makeGenerator(em);
-    prov = await makeProvider(em, { name: 'Grúas Norte' });
+    const suite = await startOps({ provider: { name: 'Grúas Norte' } });
+    ({ app, gen, other, prov } = suite);
+    const { em } = suite;
     // 60 of the caller's GRUA (line VEH) offers over two local days, newest last.
     for (let i = 0; i < 60; i++) {
       const createdAt = new Date(day('2026-11-10T05:00:00Z').getTime() + i * 30 * 60_000); // from 00:00 local, every 30 min

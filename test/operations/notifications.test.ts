@@ -9,22 +9,21 @@ import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
 import { SWEEP_SCHEDULER_ID } from '../../src/queues/schedules.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfter, sign } from '../../src/webhooks/stateDelivery.js';
-import { resetDb } from '../helpers/db.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 import {
   CENTRAL_URL,
   GENERATOR_URL,
   deliveriesOf,
-  makeCatalog,
   makeGenerator,
   makeProvider,
   offerIn,
   respond,
-  waitFor,
+  startOps,
   type Body,
   type Generator,
   type Provider,
 } from '../helpers/ops.js';
+import { waitFor } from '../helpers/wait.js';
 
 interface Call {
   body: Body;
@@ -59,13 +58,9 @@ describe('state notifications (D12)', () => {
   let loser: Provider;
 
   before(async () => {
-    app = await startApp({ workers: true, env: { NOTIFICATION_ATTEMPTS: '4' } });
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em);
-    prov = await makeProvider(em, { name: 'Grúas Norte' });
-    loser = await makeProvider(em, { name: 'Grúas Sur', novedad: '/sur/novedad' });
+    const suite = await startOps({ workers: true, env: { NOTIFICATION_ATTEMPTS: '4' }, provider: { name: 'Grúas Norte' } });
+    ({ app, gen, prov } = suite);
+    loser = await makeProvider(suite.em, { name: 'Grúas Sur', novedad: '/sur/novedad' });
   });
   afterEach(() => nock.cleanAll());
   after(async () => app.close());
@@ -76,7 +71,7 @@ describe('state notifications (D12)', () => {
     waitFor(async () => {
       const ds = await deliveriesOf(app.rt.orm.em, uuid);
       return ds.length === n && ds.every((d) => d.state === 'ok' || d.state === 'failed') ? ds : null;
-    }, `${n} settled deliveries of ${uuid}`);
+    }, 8000, `${n} settled deliveries of ${uuid}`);
 
   it('PUTs {id, estado, fecha, detalle} with x-event-id to url_api + estado and records the answer', async () => {
     const calls = receiver(GENERATOR_URL, '/estado');
@@ -246,7 +241,7 @@ describe('state notifications (D12)', () => {
       await app.rt.queues.add('state-notification', 'notify', { deliveryId: queued.id }, { jobId: notifyJobId(queued.id), delay: 600_000 });
       const swept = await sweepOutbox(app.rt);
       expect(swept.notifications).to.equal(1);
-      await waitFor(async () => (await app.rt.orm.em.fork().findOneOrFail(WebhookDelivery, lost.id)).state === 'ok', 'the lost delivery');
+      await waitFor(async () => (await app.rt.orm.em.fork().findOneOrFail(WebhookDelivery, lost.id)).state === 'ok', 8000, 'the lost delivery');
       expect(calls.map((c) => c.headers['x-event-id'])).to.deep.equal([lost.eventId]);
       expect((await app.rt.orm.em.fork().findOneOrFail(WebhookDelivery, queued.id)).state).to.equal('pending');
       await app.rt.queues.get('state-notification').remove(notifyJobId(queued.id));
@@ -299,7 +294,7 @@ describe('state notifications waiting for an earlier one', () => {
       for (const estado of ['EN_CAMINO', 'EN_SITIO']) {
         await app.client.put('api/v3/estado-servicio', { headers: { 'x-apikey': prov.apiKey }, json: { id: offer.uuid, estado } });
       }
-      await waitFor(async () => (await deliveriesOf(app.rt.orm.em, offer.uuid)).filter((d) => d.state === 'ok').length === 2, 'both deliveries');
+      await waitFor(async () => (await deliveriesOf(app.rt.orm.em, offer.uuid)).filter((d) => d.state === 'ok').length === 2, 8000, 'both deliveries');
       expect(calls).to.deep.equal(['EN_CAMINO', 'EN_SITIO']);
     } finally {
       nock.cleanAll();

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { Offer, OfferTransition, Technician } from '../../src/db/entities/index.js';
 import { reportProgress } from '../../src/domain/offers/progress.js';
-import { resetDb } from '../helpers/db.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
-import { bodyOf, deliveriesOf, makeCatalog, makeGenerator, makeProvider, offerIn, type Generator, type Provider } from '../helpers/ops.js';
+import type { TestApp } from '../helpers/harness.js';
+import { bodyOf, deliveriesOf, makeProvider, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 
 describe('PUT /estado-servicio and reportProgress (D11)', () => {
   let app: TestApp;
@@ -12,13 +11,9 @@ describe('PUT /estado-servicio and reportProgress (D11)', () => {
   let rival: Provider;
 
   before(async () => {
-    app = await startApp();
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em);
-    prov = await makeProvider(em, { name: 'Grúas Norte' });
-    rival = await makeProvider(em, { name: 'Grúas Sur' });
+    const suite = await startOps({ provider: { name: 'Grúas Norte' } });
+    ({ app, gen, prov } = suite);
+    rival = await makeProvider(suite.em, { name: 'Grúas Sur' });
   });
   after(async () => app.close());
 

@@ -1,9 +1,8 @@
 import { expect } from 'chai';
 import { GazetteerEntry, Offer } from '../../src/db/entities/index.js';
 import { addressKey } from '../../src/geocoding/index.js';
-import { resetDb } from '../helpers/db.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
-import { bodyOf, makeCatalog, makeGenerator, makeProvider, offerIn, type Generator, type Provider } from '../helpers/ops.js';
+import type { TestApp } from '../helpers/harness.js';
+import { bodyOf, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 
 describe('POST /add-address (D6)', () => {
   let app: TestApp;
@@ -12,13 +11,9 @@ describe('POST /add-address (D6)', () => {
   let prov: Provider;
 
   before(async () => {
-    app = await startApp({ env: { MAX_STOPS: '3' } });
-    await resetDb(app.rt.orm);
-    const em = app.rt.orm.em.fork();
-    await makeCatalog(em);
-    gen = await makeGenerator(em);
-    other = await makeGenerator(em);
-    prov = await makeProvider(em);
+    const suite = await startOps({ env: { MAX_STOPS: '3' } });
+    ({ app, gen, other, prov } = suite);
+    const { em } = suite;
     em.create(GazetteerEntry, {
       address: 'Calle 100 # 15-20, Bogotá',
       addressKey: addressKey('Calle 100 # 15-20, Bogotá'),

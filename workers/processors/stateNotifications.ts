@@ -46,5 +46,5 @@ export const notify: Handler<Payloads['notify']> = async (rt, data, job) => {
 
 export const sweep: Handler<Payloads['sweep']> = async (rt) => {
   const swept = await sweepOutbox(rt);
-  if (swept.notifications + swept.evaluations + swept.expirations > 0) rt.log.info({ swept }, 'outbox sweeper re-enqueued work');
+  if (Object.values(swept).some((n) => n > 0)) rt.log.info({ swept }, 'outbox sweeper re-enqueued work');
 };

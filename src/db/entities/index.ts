@@ -261,7 +261,7 @@ export const OfferRecipient = defineEntity({
   tableName: 'offer_recipient',
   properties: {
     id: p.integer().primary(),
-    offer: () => p.manyToOne(Offer),
+    offer: () => p.manyToOne(Offer).index(),
     kind: p.string().$type<RecipientKind>(),
     /** the central, or the technician's central */
     central: () => p.manyToOne(Central),

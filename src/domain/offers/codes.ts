@@ -36,6 +36,11 @@ async function freeCode(em: EntityManager, prefix: Prefix): Promise<string> {
   throw new Error(`no free ${prefix} code after ${MAX_TRIES} tries`);
 }
 
+/** Both codes of an offer created already assigned; call inside the transaction that inserts it. */
+export async function freeServiceCodes(em: EntityManager): Promise<{ codigoServicio: string; codigoSolicitud: string }> {
+  return { codigoServicio: await freeCode(em, 'SV'), codigoSolicitud: await freeCode(em, 'SL') };
+}
+
 /** Gives the offer its codigoServicio and codigoSolicitud when it has none yet (at ASIGNADA). */
 export async function ensureServiceCodes(em: EntityManager, offer: Offer): Promise<void> {
   offer.codigoServicio ??= await freeCode(em, 'SV');

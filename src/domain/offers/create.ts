@@ -12,10 +12,9 @@ import type { Runtime } from '../../main/runtime.js';
 import { publishOfferEvent } from './events.js';
 import { OFFER_MESSAGES, draftOffer, type OfferDraft, type OfferInput } from './input.js';
 import { offerResponses, type ResponseView } from './responses.js';
+import { prepareOffer } from './prepare.js';
 import { scheduleOfferJobs } from './schedule.js';
 import { insertOffer } from './store.js';
-
-export const DEFAULT_DESCRIPTION = 'SERVICIO NO ESPECIFICADO';
 
 export type CreateOutcome =
   | { kind: 'created'; uuid: string }
@@ -24,51 +23,20 @@ export type CreateOutcome =
 
 export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferInput): Promise<CreateOutcome> {
   const draft = draftOffer(input);
-  // A geocoded origin names its city and department; the body's values are kept where it does not.
-  const origin = draft.origin
-    ? { ...draft.origin, ciudad: draft.ciudad, departamento: draft.departamento }
-    : await geocodeOrFail(rt, draft.direccionOrigen ?? '', OFFER_MESSAGES.originNotFound).then((hit) => ({
-        ...hit,
-        ciudad: hit.ciudad ?? draft.ciudad,
-        departamento: hit.departamento ?? draft.departamento,
-      }));
-  const destination =
-    draft.destination ??
-    (draft.direccionDestino ? await geocodeOrFail(rt, draft.direccionDestino, OFFER_MESSAGES.destinationNotFound) : null);
-
-  const createdAt = new Date();
+  const prepared = await prepareOffer(rt, generator, draft);
+  const created = prepared.createdAt.getTime();
   const offer = {
-    ...draft,
-    generatorId: generator.id,
-    createdAt,
-    deadlineAt: new Date(createdAt.getTime() + rt.config.offerResponseWindowMs),
-    expiresAt: new Date(createdAt.getTime() + rt.config.offerMaxOpenMs),
-    origin: { lat: origin.lat, lng: origin.lng },
-    ciudad: origin.ciudad,
-    departamento: origin.departamento,
-    destination: destination && { lat: destination.lat, lng: destination.lng },
-    scheduledAt: draft.scheduledAt ?? createdAt,
-    ofertante: ofertante(generator, draft),
+    ...prepared,
+    deadlineAt: new Date(created + rt.config.offerResponseWindowMs),
+    expiresAt: new Date(created + rt.config.offerMaxOpenMs),
   };
   const em = rt.orm.em.fork();
-  const inserted = await insertOffer(em, offer, `api-user:${generator.username}`, DEFAULT_DESCRIPTION);
+  const inserted = await insertOffer(em, offer, { by: 'oferta', actor: `api-user:${generator.username}` });
   if (inserted === 'unknown-type') throw controllerError(400, OFFER_MESSAGES.typeUnknown(draft.serviceTypeId));
   if (inserted === 'uuid-exists') return answerDuplicate(rt, em, generator, draft);
   await scheduleOfferJobs(rt, offer);
   if (draft.socketId) await subscribeSocket(rt, { uuid: offer.uuid, generatorId: generator.id }, draft.socketId);
   return { kind: 'created', uuid: offer.uuid };
-}
-
-/** `Ofertante - Subofertante`, the offerer defaulting to the credential's business name (spec 2.1). */
-function ofertante(generator: ApiUser, draft: OfferDraft): string {
-  const base = draft.ofertante ?? generator.businessName;
-  return (draft.subOfertante ? `${base} - ${draft.subOfertante}` : base).slice(0, 255);
-}
-
-async function geocodeOrFail(rt: Runtime, address: string, message: string) {
-  const hit = await rt.geocoder.geocode(address);
-  if (!hit) throw controllerError(400, message);
-  return hit;
 }
 
 /** D3: the same generator's ABIERTA offer answers with its responses; anything else is refused. */

@@ -14,6 +14,9 @@ import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from './coo
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 export const UUID_RE = new RegExp(UUID_PATTERN);
 
+/** descripcionServicio when the body has none and the service type's name is blank (spec 2.1). */
+export const DEFAULT_DESCRIPTION = 'SERVICIO NO ESPECIFICADO';
+
 export const OFFER_MESSAGES = {
   received: 'SE HA RECIBIDO EXITOSAMENTE LA OFERTA DEL SERVICIO',
   processing: 'LA OFERTA YA ESTÁ SIENDO PROCESADA',
@@ -129,6 +132,7 @@ export interface OfferDraft {
   destination: { lat: number; lng: number } | null;
   direccionDestino: string | null;
   puntoReferenciaDestino: string | null;
+  /** null: the service type's name, else DEFAULT_DESCRIPTION (written so by store.ts) */
   descripcionServicio: string | null;
   fechaCita: string | null;
   horaCita: string | null;

@@ -123,17 +123,12 @@ export async function transition(em: EntityManager, offer: Offer, input: Transit
   return { from, to: input.to, notificationIds };
 }
 
-/** Records the creation of an offer ((none) → ABIERTA or ASIGNADA) in the audit trail. */
-export function recordCreation(em: EntityManager, offer: Offer, by: 'oferta' | 'asignacion-directa', actor: string): void {
-  if (!canMove(null, offer.state, by)) throw new Error(`an offer cannot be created in state ${offer.state} by ${by}`);
-  em.create(OfferTransition, {
-    offer,
-    fromState: null,
-    toState: offer.state,
-    actor,
-    at: new Date(),
-    techLat: null,
-    techLng: null,
-    detail: null,
-  });
+/** The triggers that create an offer. */
+export type CreationTrigger = Extract<Trigger, 'oferta' | 'asignacion-directa'>;
+
+/** The state an offer is created in ((none) → ABIERTA or ASIGNADA, D1), read from the table. */
+export function creationState(by: CreationTrigger): OfferState {
+  const move = TRANSITIONS.find((m) => m.from === null && m.by === by);
+  if (!move) throw new Error(`no creation by ${by} in the transition table`);
+  return move.to;
 }

@@ -1,41 +1,42 @@
 /**
- * Writing a new offer, the hot path of POST /oferta, in one SQL statement:
- * the offer row (ABIERTA), its service type's name as the default
- * description, and the creation's audit row (what recordCreation writes),
- * atomically and in one round trip. The unit of work would cost about ten
- * times the CPU and four round trips here (docs/decisions.md, "Offer
- * lifecycle"); the tests read every column back through the entities.
+ * Writing a new offer in one SQL statement: the offer row, its service type's
+ * name as the default description, and the creation's audit row, atomically
+ * and in one round trip. POST /oferta (the hot path: the unit of work would
+ * cost about ten times the CPU and four round trips, docs/decisions.md,
+ * "Offer lifecycle") and POST /asignacion-directa (already assigned, with its
+ * codes) both write through it; the tests read every column back through the
+ * entities.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { VehicleData } from '../../db/entities/index.js';
+import { DEFAULT_DESCRIPTION, type OfferDraft } from './input.js';
+import { creationState, type CreationTrigger } from './stateMachine.js';
 
-export interface NewOffer {
-  uuid: string;
+/** Who a directly assigned offer goes to, and its codes (D6). */
+export interface NewAssignment {
+  centralId: number;
+  technicianId: number | null;
+  codigoServicio: string;
+  codigoSolicitud: string;
+}
+
+/** A drafted body (input.ts) once located, attributed and timed. */
+export interface NewOffer extends Omit<OfferDraft, 'origin' | 'scheduledAt' | 'ofertante' | 'subOfertante'> {
   generatorId: number;
-  serviceTypeId: number;
   createdAt: Date;
-  deadlineAt: Date;
-  expiresAt: Date;
+  /** null: no response window (direct assignment) */
+  deadlineAt: Date | null;
+  expiresAt: Date | null;
   origin: { lat: number; lng: number };
-  direccionOrigen: string | null;
-  puntoReferenciaOrigen: string | null;
-  ciudad: string | null;
-  departamento: string | null;
-  destination: { lat: number; lng: number } | null;
-  direccionDestino: string | null;
-  puntoReferenciaDestino: string | null;
-  /** null: the service type's name, else `defaultDescription` */
-  descripcionServicio: string | null;
-  fechaCita: string | null;
-  horaCita: string | null;
   scheduledAt: Date;
-  observaciones: string | null;
-  vehiculo: VehicleData | null;
-  priority: boolean;
+  /** `Ofertante - Subofertante` */
   ofertante: string;
-  internal: number | null;
-  global: number | null;
-  socketId: string | null;
+  assignment?: NewAssignment;
+}
+
+/** How the offer comes to exist (D1) and who made it (`api-user:<username>`). */
+export interface Creation {
+  by: CreationTrigger;
+  actor: string;
 }
 
 export type InsertResult = 'inserted' | 'uuid-exists' | 'unknown-type';
@@ -48,29 +49,35 @@ with st as (
                      origin_lat, origin_lng, direccion_origen, punto_referencia_origen, ciudad, departamento,
                      dest_lat, dest_lng, direccion_destino, punto_referencia_destino, descripcion_servicio,
                      fecha_cita, hora_cita, scheduled_at, observaciones, vehiculo, priority, ofertante,
-                     internal, global, socket_id)
-  select ?::uuid, ?::int, st.id, 'ABIERTA', ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz,
+                     internal, global, socket_id,
+                     assigned_central_id, assigned_technician_id, codigo_servicio, codigo_solicitud)
+  select ?::uuid, ?::int, st.id, ?::text, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz,
          ?::float8, ?::float8, ?::text, ?::text, ?::text, ?::text,
          ?::float8, ?::float8, ?::text, ?::text, st.descripcion,
          ?::text, ?::text, ?::timestamptz, ?::text, ?::jsonb, ?::boolean, ?::text,
-         ?::bigint, ?::bigint, ?::text
+         ?::bigint, ?::bigint, ?::text,
+         ?::int, ?::int, ?::text, ?::text
     from st
   on conflict (uuid) do nothing
-  returning uuid, created_at
+  returning uuid, state, created_at
 )
 insert into offer_transition (offer_uuid, from_state, to_state, actor, at)
-select uuid, null, 'ABIERTA', ?::text, created_at from o
+select uuid, null, state, ?::text, created_at from o
 returning offer_uuid`;
 
-/** Inserts the offer and its audit row, or tells why nothing was inserted. */
-export async function insertOffer(em: EntityManager, o: NewOffer, actor: string, defaultDescription: string): Promise<InsertResult> {
-  const conn = em.getConnection();
-  const rows = await conn.execute<Array<{ offer_uuid: string }>>(INSERT_OFFER, [
+/**
+ * Inserts the offer in the state its creation gives (D1) and its audit row,
+ * or tells why nothing was inserted. Inside a transaction it takes part in it.
+ */
+export async function insertOffer(em: EntityManager, o: NewOffer, creation: Creation): Promise<InsertResult> {
+  const a = o.assignment;
+  const rows = await em.execute<Array<{ offer_uuid: string }>>(INSERT_OFFER, [
     o.descripcionServicio,
-    defaultDescription,
+    DEFAULT_DESCRIPTION,
     o.serviceTypeId,
     o.uuid,
     o.generatorId,
+    creationState(creation.by),
     o.createdAt,
     o.createdAt,
     o.deadlineAt,
@@ -95,9 +102,13 @@ export async function insertOffer(em: EntityManager, o: NewOffer, actor: string,
     o.internal,
     o.global,
     o.socketId,
-    actor,
+    a?.centralId ?? null,
+    a?.technicianId ?? null,
+    a?.codigoServicio ?? null,
+    a?.codigoSolicitud ?? null,
+    creation.actor,
   ]);
   if (rows.length === 1) return 'inserted';
-  const [type] = await conn.execute<Array<{ id: number }>>('select id from service_type where id = ?', [o.serviceTypeId]);
+  const [type] = await em.execute<Array<{ id: number }>>('select id from service_type where id = ?', [o.serviceTypeId]);
   return type ? 'uuid-exists' : 'unknown-type';
 }

@@ -23,9 +23,9 @@ import {
 } from '../presenters/operations.js';
 import {
   assignmentSchema,
+  directAssignmentMessage,
   directAssignmentSchema,
   fieldMessages,
-  missingOr,
   stopSchema,
   withdrawalSchema,
 } from '../schemas/operations.js';
@@ -57,15 +57,7 @@ export function operationRoutes(rt: Runtime): Router<AppState> {
   });
 
   router.post('/asignacion-directa', failureMessage(rt.log, M.directFailed), basicAuth(em, '/asignacion-directa'), async (ctx) => {
-    const body = validateBody(
-      directAssignmentSchema,
-      ctx.request.body,
-      fieldMessages({
-        uuid: missingOr("NO SE RECIBIÓ EL CAMPO 'uuid', REQUERIDO PARA EJECUTAR LA OFERTA DEL SERVICIO", "EL CAMPO 'uuid' DEBE SER UN UUID VÁLIDO"),
-        tipoServicio: missingOr("EL CAMPO 'tipoServicio' ES REQUERIDO PARA REALIZAR LA OFERTA DEL SERVICIO", "EL CAMPO 'tipoServicio' NO ES VÁLIDO"),
-        dniPrestador: missingOr("EL CAMPO 'dniPrestador' ES REQUERIDO PARA REALIZAR LA ASIGNACIÓN DIRECTA", "EL CAMPO 'dniPrestador' NO ES VÁLIDO"),
-      }),
-    );
+    const body = validateBody(directAssignmentSchema, ctx.request.body, directAssignmentMessage);
     ctx.body = directBody(await assignDirectly(rt, apiUserOf(ctx), body));
   });
 

@@ -3,6 +3,8 @@
  * ignored, as the spec's clients send more than each endpoint reads.
  */
 import type { ErrorObject } from 'ajv';
+import { DIRECT_MESSAGES } from '../../domain/offers/directAssignment.js';
+import { offerErrorMessage, offerSchema } from '../../domain/offers/input.js';
 import { OFFER_STATES } from '../../domain/offers/states.js';
 import { MAX_PAGE_SIZE } from '../../domain/history/history.js';
 
@@ -10,7 +12,6 @@ const text = (max: number) => ({ type: 'string', maxLength: max }) as const;
 const uuidField = { type: 'string', minLength: 1, maxLength: 64 } as const;
 /** A number, a numeric string, or empty (null, '' or 0: missing, spec 2.1). */
 const coordinate = { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] } as const;
-const identifier = { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER } as const;
 
 export const assignmentSchema = {
   type: 'object',
@@ -36,47 +37,28 @@ export const stopSchema = {
   properties: { uuid: uuidField, direccion: text(500), latitud: coordinate, longitud: coordinate, puntoReferencia: text(500) },
 } as const;
 
+/** The body of POST /oferta (spec 2.1, same order of checks) plus the central's and technician's tax ids. */
 export const directAssignmentSchema = {
   type: 'object',
-  required: ['uuid', 'tipoServicio', 'dniPrestador'],
-  properties: {
-    uuid: { type: 'string', format: 'uuid' },
-    tipoServicio: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', minLength: 1, maxLength: 200 }] },
-    dniPrestador: { type: 'string', minLength: 1, maxLength: 32 },
-    dniTecnico: { type: 'string', minLength: 1, maxLength: 32 },
-    latitudOrigen: coordinate,
-    longitudOrigen: coordinate,
-    direccionOrigen: text(500),
-    puntoReferenciaOrigen: text(500),
-    descripcionServicio: text(2000),
-    direccionDestino: text(500),
-    latitudDestino: coordinate,
-    longitudDestino: coordinate,
-    puntoReferenciaDestino: text(500),
-    ciudad: text(255),
-    departamento: text(255),
-    fechaCita: { type: 'string', pattern: '^\\s*(\\d{4}-\\d{2}-\\d{2})?\\s*$' },
-    horaCita: { type: 'string', pattern: '^\\s*(([01]\\d|2[0-3]):[0-5]\\d)?\\s*$' },
-    observaciones: text(4000),
-    vehiculo: {
-      type: 'object',
+  allOf: [
+    ...offerSchema.allOf,
+    {
+      required: ['dniPrestador'],
       properties: {
-        marca: text(100),
-        linea: text(100),
-        detalleLinea: text(200),
-        modelo: text(50),
-        tipoCombustible: text(50),
-        blindaje: text(50),
+        dniPrestador: { type: 'string', minLength: 1, maxLength: 32 },
+        dniTecnico: { type: 'string', minLength: 1, maxLength: 32 },
       },
     },
-    guardian: text(10),
-    ofertante: text(255),
-    subOfertante: text(255),
-    internal: identifier,
-    global: identifier,
-    socketId: text(255),
-  },
+  ],
 } as const;
+
+/** The messages of POST /oferta (spec 4.1), and those of the tax ids. */
+export function directAssignmentMessage(e: ErrorObject): string {
+  const field = fieldOf(e);
+  if (field === 'dniPrestador') return e.keyword === 'required' ? DIRECT_MESSAGES.centralMissing : DIRECT_MESSAGES.centralInvalid;
+  if (field === 'dniTecnico') return DIRECT_MESSAGES.technicianInvalid;
+  return offerErrorMessage(e);
+}
 
 export const historySchema = {
   type: 'object',
@@ -108,9 +90,4 @@ export function fieldMessages(messages: Record<string, FieldMessage>) {
     if (typeof m === 'function') return m(e);
     return m ?? (field ? `EL CAMPO '${field}' NO ES VÁLIDO` : 'EL CUERPO DE LA SOLICITUD DEBE SER UN OBJETO JSON');
   };
-}
-
-/** `required` when the field is missing, `invalid` otherwise. */
-export function missingOr(required: string, invalid: string): (e: ErrorObject) => string {
-  return (e) => (e.keyword === 'required' ? required : invalid);
 }

@@ -1,0 +1,46 @@
+/**
+ * One operator login flow (D15) behind both POST /users/login (JSON) and the
+ * /admin/login form: every attempt counts against the login limit (throws
+ * its 429), then the credentials are checked, and a success signs the JWT
+ * and sets the httpOnly operator cookie. Each route shapes its own answer.
+ */
+import type { OperatorUser } from '../../db/entities/index.js';
+import { authenticateOperator } from '../../domain/operators/login.js';
+import type { Runtime } from '../../main/runtime.js';
+import type { AppContext } from '../context.js';
+import { compile } from '../validation.js';
+import { OPERATOR_COOKIE } from './index.js';
+import { signOperatorToken } from './jwt.js';
+import { loginLimiter } from './loginLimit.js';
+
+const credentialsSchema = {
+  type: 'object',
+  required: ['username', 'password'],
+  properties: {
+    username: { type: 'string', minLength: 1, maxLength: 255 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+  },
+} as const;
+
+export type LoginOutcome =
+  | { kind: 'signed-in'; operator: OperatorUser; token: string }
+  /** no username or password (or not strings, or too long) */
+  | { kind: 'missing' }
+  | { kind: 'invalid' };
+
+export type OperatorLogin = (ctx: AppContext, body: unknown) => Promise<LoginOutcome>;
+
+export function operatorLogin(rt: Pick<Runtime, 'config' | 'redis' | 'orm'>): OperatorLogin {
+  const limit = loginLimiter(rt);
+  const valid = compile(credentialsSchema);
+  return async (ctx, body) => {
+    await limit(ctx);
+    if (!valid(body)) return { kind: 'missing' };
+    const { username, password } = body as { username: string; password: string };
+    const operator = await authenticateOperator(rt.orm.em, username, password);
+    if (!operator) return { kind: 'invalid' };
+    const token = await signOperatorToken(operator, rt.config.jwtSecret, rt.config.jwtExpiresIn);
+    ctx.cookies.set(OPERATOR_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, overwrite: true });
+    return { kind: 'signed-in', operator, token };
+  };
+}
