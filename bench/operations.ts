@@ -10,16 +10,16 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import got from 'got';
 import { pino } from 'pino';
 import { loadConfig } from '../config/index.js';
-import { ApiUser, BusinessLine, Offer, ServiceType, WebhookDelivery } from '../src/db/entities/index.js';
+import { ApiUser, BusinessLine, Offer, ServiceType } from '../src/db/entities/index.js';
 import { dropDatabase, ensureDatabase, migrate } from '../src/db/database.js';
 import { enqueueStateNotification } from '../src/domain/notifications/enqueue.js';
 import { sha256Hex } from '../src/http/auth/passwords.js';
 import { startHttpServer } from '../src/http/server.js';
 import { createRuntime, type Runtime } from '../src/main/runtime.js';
+import { createDelivery } from '../src/webhooks/deliveries.js';
 import { startWorkers } from '../workers/index.js';
 
 const OFFERS = Number(process.argv[2] ?? 100_000);
@@ -113,20 +113,8 @@ async function notificationFigures(rt: Runtime, generator: ApiUser): Promise<voi
   for (let n = 0; n < PER_OFFER; n++) {
     for (const offer of offers) {
       if (ids.length >= DELIVERIES) break;
-      const eventId = randomUUID();
-      const id = randomUUID();
-      em.create(WebhookDelivery, {
-        id,
-        offer,
-        kind: 'state',
-        eventId,
-        url,
-        method: 'PUT',
-        requestHeaders: { 'content-type': 'application/json', 'x-event-id': eventId },
-        requestBody: { id: offer.uuid, estado: 'EN_CAMINO', fecha: new Date().toISOString(), detalle: String(n) },
-        receiver: generator,
-        createdAt: new Date(),
-      });
+      const body = { id: offer.uuid, estado: 'EN_CAMINO', fecha: new Date().toISOString(), detalle: String(n) };
+      const { id } = createDelivery(em, { offer, kind: 'state', receiver: generator, url, body, eventHeader: true });
       ids.push(id);
     }
     await em.flush();

@@ -1,121 +1,138 @@
 /**
  * A webhook delivery is a row with a state (STYLE 10): pending → sending →
- * ok | failed. The row is created in the transaction that decides to notify;
- * a sender claims it atomically before sending, so a delivery is attempted at
- * most once however many jobs or processes look at it (decisions D5).
+ * ok | failed (or back to pending, for a caller that tries again). The row is
+ * created in the transaction that decides to notify; a sender claims it in one
+ * statement before sending, sends it with `sendWebhook` and records the
+ * answer on it. What differs between kinds stays with their callers: which
+ * rows may be claimed (once, D5 and D8; again and in order, D12) and what an
+ * answer means.
  */
-import type { QueryResult } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
-import { WebhookDelivery, type DeliveryKind, type Offer } from '../db/entities/index.js';
-import type { Method } from 'got';
-import type { WebhookOutcome } from './send.js';
+import { WebhookDelivery, type ApiEndpointMap, type ApiUser, type DeliveryKind, type Offer } from '../db/entities/index.js';
+import { sendWebhook, type WebhookOutcome } from './send.js';
 
-/** How much of a reply body is stored on the row. */
+/** How much of a reply body (or of an error) is stored on the row. */
 export const REPLY_STORED_CHARS = 2048;
 
-/** What is stored as "the peer never answered" when a claimed delivery is found abandoned. */
-export const ABANDONED_ERROR = 'no answer recorded: the sender stopped while waiting for the reply';
-
-export interface NewDelivery {
-  offer: Offer | null;
-  kind: DeliveryKind;
-  /** unique; receivers deduplicate with it (x-event-id) and it keeps a delivery from being planned twice */
-  eventId: string;
-  url: string;
-  body: Record<string, unknown>;
-  method?: Method;
+/**
+ * `{url_api}{api_endpoint.<key>}` of an API profile (spec 6.1, D8, D12),
+ * joined with exactly one slash; null when either part is missing.
+ */
+export function profileEndpoint(user: Pick<ApiUser, 'urlApi' | 'apiEndpoint'>, key: keyof ApiEndpointMap): string | null {
+  const base = user.urlApi?.trim();
+  const path = user.apiEndpoint?.[key]?.trim();
+  if (!base || !path) return null;
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
-/** Adds a pending delivery to the unit of work; the caller's flush/commit writes it. */
+export interface NewDelivery {
+  offer: Offer;
+  kind: DeliveryKind;
+  /** the API user it goes to: its x-apikey and webhookSecret are read when sending, never stored */
+  receiver: ApiUser;
+  url: string;
+  body: Record<string, unknown>;
+  /** unique; keeps a delivery from being planned twice. A random uuid unless given. */
+  eventId?: string;
+  /** whether it goes as x-event-id (receivers deduplicate with it, D8, D12); the acceptance has exactly the spec's headers (D5) */
+  eventHeader: boolean;
+}
+
+/** Adds a pending PUT to the unit of work; the caller's flush/commit writes it. */
 export function createDelivery(em: EntityManager, d: NewDelivery): WebhookDelivery {
+  const eventId = d.eventId ?? randomUUID();
   return em.create(WebhookDelivery, {
     id: randomUUID(),
     offer: d.offer,
     kind: d.kind,
-    eventId: d.eventId,
+    eventId,
     url: d.url,
-    method: d.method ?? 'PUT',
-    requestHeaders: { 'content-type': 'application/json' },
+    method: 'PUT',
+    requestHeaders: { 'content-type': 'application/json', ...(d.eventHeader ? { 'x-event-id': eventId } : {}) },
     requestBody: d.body,
+    receiver: d.receiver,
     state: 'pending',
     attempts: 0,
-    statusCode: null,
-    latencyMs: null,
-    replyBody: null,
-    error: null,
     createdAt: new Date(),
-    sentAt: null,
-    completedAt: null,
   });
 }
 
-/**
- * pending → sending in one statement; returns the delivery when this caller
- * won it, null when it is not pending (already claimed, done or gone).
- */
-export async function claimDelivery(em: EntityManager, id: string): Promise<WebhookDelivery | null> {
-  const rows = await em
-    .getConnection()
-    .execute<Array<{ id: string }>>(
-      `update webhook_delivery set state = 'sending', attempts = attempts + 1, sent_at = now()
-        where id = ? and state = 'pending' returning id`,
-      [id],
-    );
-  if (rows.length === 0) return null;
-  return em.findOne(WebhookDelivery, { id }, { refresh: true });
+/** A row claimed for sending, with its receiver's key and secret as they are now. */
+export interface ClaimedDelivery {
+  id: string;
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+  /** this try included */
+  attempts: number;
+  apiKey: string | null;
+  secret: string | null;
 }
 
 /**
- * sending → ok | failed with what the peer answered. Returns false when the
- * row was no longer 'sending' (an abandoned-delivery check finished it first).
+ * Marks the rows that match `where` (a condition on `d`, the webhook_delivery
+ * row) sending, one more attempt each, in one statement; returns them. A row
+ * another caller claimed first does not match, so is not returned.
  */
-export async function recordOutcome(em: EntityManager, id: string, outcome: WebhookOutcome): Promise<boolean> {
-  const res = await em.getConnection().execute<QueryResult>(
-    `update webhook_delivery
-        set state = ?, status_code = ?, latency_ms = ?, reply_body = ?, error = ?, request_headers = ?, completed_at = now()
-      where id = ? and state = 'sending'`,
+export async function claimDeliveries(em: EntityManager, where: string, params: unknown[]): Promise<ClaimedDelivery[]> {
+  return em.getConnection().execute<ClaimedDelivery[]>(
+    `update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()
+      where ${where}
+      returning d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts,
+                (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
+                (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret`,
+    params,
+  );
+}
+
+export type Verdict = 'ok' | 'failed' | 'pending';
+
+export interface Attempt {
+  outcome: WebhookOutcome;
+  verdict: Verdict;
+  /** as stored: why the try failed (`HTTP <status>`, a timeout, a refused connection...), null when ok */
+  error: string | null;
+  /** false when the row was no longer 'sending' (someone else finished it): nothing was written */
+  recorded: boolean;
+  /** the next unfinished delivery of the same offer to the same URL, which may go now (D12 orders them) */
+  next: string | null;
+}
+
+/**
+ * Sends a claimed delivery and records the try on its row: the verdict the
+ * caller draws from the answer (`pending` leaves it to be tried again), the
+ * status, latency, reply (truncated), error and the headers sent (key masked).
+ * Recording is conditional on the row still being 'sending'.
+ */
+export async function attemptDelivery(
+  em: EntityManager,
+  d: ClaimedDelivery,
+  timeoutMs: number,
+  judge: (outcome: WebhookOutcome) => Verdict,
+): Promise<Attempt> {
+  const outcome = await sendWebhook({ method: d.method, url: d.url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret }, timeoutMs);
+  const verdict = judge(outcome);
+  const error = outcome.error ?? (verdict === 'ok' ? null : `HTTP ${outcome.statusCode}`);
+  const rows = await em.getConnection().execute<Array<{ next: string | null }>>(
+    `update webhook_delivery d
+        set state = ?, status_code = ?, latency_ms = ?, reply_body = ?, error = ?, request_headers = ?,
+            completed_at = case when ? = 'pending' then null else now() end
+      where d.id = ? and d.state = 'sending'
+      returning (select e.id from webhook_delivery e
+                  where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ('pending', 'sending') and e.seq > d.seq
+                  order by e.seq limit 1) as next`,
     [
-      outcome.ok ? 'ok' : 'failed',
+      verdict,
       outcome.statusCode,
       outcome.latencyMs,
       outcome.replyBody?.slice(0, REPLY_STORED_CHARS) ?? null,
-      outcome.error,
+      error?.slice(0, REPLY_STORED_CHARS) ?? null,
       JSON.stringify(outcome.sentHeaders),
-      id,
+      verdict,
+      d.id,
     ],
-    'run',
   );
-  return res.affectedRows === 1;
-}
-
-/**
- * A delivery claimed by a sender that never recorded an answer (it died while
- * waiting) is failed once `timeoutMs` has passed since it was sent: by then
- * the sender itself would have given up. Waits for that moment when it has
- * not come yet. Returns the row's state afterwards (null: no such row).
- */
-export async function settleAbandoned(
-  em: EntityManager,
-  id: string,
-  timeoutMs: number,
-  sleep: (ms: number) => Promise<void>,
-): Promise<WebhookDelivery['state'] | null> {
-  const conn = em.getConnection();
-  const [row] = await conn.execute<Array<{ state: WebhookDelivery['state']; remaining_ms: number | null }>>(
-    `select state, ceil(extract(epoch from (sent_at + ? * interval '1 millisecond' - now())) * 1000)::int as remaining_ms
-       from webhook_delivery where id = ?`,
-    [timeoutMs, id],
-  );
-  if (!row) return null;
-  if (row.state !== 'sending') return row.state;
-  if (row.remaining_ms !== null && row.remaining_ms > 0) await sleep(Math.min(row.remaining_ms, timeoutMs));
-  await conn.execute(
-    `update webhook_delivery set state = 'failed', error = ?, completed_at = now()
-      where id = ? and state = 'sending' and sent_at <= now() - ? * interval '1 millisecond'`,
-    [ABANDONED_ERROR, id, timeoutMs],
-    'run',
-  );
-  const [after] = await conn.execute<Array<{ state: WebhookDelivery['state'] }>>(`select state from webhook_delivery where id = ?`, [id]);
-  return after?.state ?? null;
+  return { outcome, verdict, error, recorded: rows.length === 1, next: rows[0]?.next ?? null };
 }

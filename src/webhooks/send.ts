@@ -1,54 +1,77 @@
 /**
- * One outgoing webhook request (STYLE 10, decisions D5): JSON body sent as
- * the exact bytes that are signed, a timeout, no redirects, no retries. What
- * the peer answered (or why it did not) comes back as a value, never thrown.
+ * One outgoing webhook request, for every kind of delivery (STYLE 10): the
+ * JSON body sent as the exact bytes that are signed, a timeout, no redirects
+ * and no retries inside the call (whether to try again is the caller's: never
+ * for the acceptance, D5, and the push, D8; through the queue for state
+ * notifications, D12). What the peer answered, or why it did not, comes back
+ * as a value, never thrown.
  */
 import got, { RequestError, type Method } from 'got';
 import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 
-/** How much of a reply is kept in memory (the stored copy is shorter, see REPLY_STORED_CHARS). */
+/** How much of a reply is kept in memory (a late acceptance relays it, D4c); a row stores less (REPLY_STORED_CHARS). */
 const REPLY_READ_CHARS = 64 * 1024;
+
+/** The longest wait a Retry-After may ask for. */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/** Set from the receiver's profile at every try, never taken from a stored request. */
+const RECEIVER_HEADERS = ['x-apikey', 'x-timestamp', 'x-signature'];
 
 export interface WebhookRequest {
   /** PUT unless said otherwise */
-  method?: Method;
+  method?: string;
   url: string;
   body: Record<string, unknown>;
-  /** sent as x-apikey when present */
-  apiKey?: string | null;
-  /** when present: x-timestamp and x-signature (decisions D5) */
-  secret?: string | null;
-  /** extra headers, e.g. x-event-id for state notifications (D12) */
+  /** headers besides Content-Type and the receiver's, e.g. x-event-id (D12) */
   headers?: Record<string, string>;
+  /** sent as x-apikey when present (6.1) */
+  apiKey?: string | null;
+  /** when present: x-timestamp and x-signature (D5) */
+  secret?: string | null;
 }
 
 export interface WebhookOutcome {
-  /** true only for HTTP 200 (spec 6.1) */
+  /** a 2xx reply */
   ok: boolean;
   statusCode: number | null;
   latencyMs: number;
   /** the reply body (up to 64 KB), null when none arrived */
   replyBody: string | null;
+  /** the reply's Retry-After in ms from now (capped at MAX_RETRY_AFTER_MS), null when absent or unreadable */
+  retryAfterMs: number | null;
   /** why no reply arrived (timeout, refused...) */
   error: string | null;
-  /** the headers sent, secrets masked, for the delivery row */
+  /** the headers sent, the API key masked, for the delivery row */
   sentHeaders: Record<string, string>;
 }
 
-/** Hex HMAC-SHA256 of `<timestamp>.<raw body>` (decisions D5). */
-export function signature(secret: string, timestamp: string, rawBody: string): string {
+/** Hex HMAC-SHA256 of `<timestamp>.<raw body>` (D5). */
+export function sign(secret: string, timestamp: string, rawBody: string): string {
   return createHmac('sha256', secret).update(`${timestamp}.${rawBody}`, 'utf8').digest('hex');
 }
 
-/** The headers of a request: Content-Type, x-apikey when there is a key, the signature pair when there is a secret. */
-export function webhookHeaders(req: WebhookRequest, rawBody: string, now = new Date()): Record<string, string> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', ...req.headers };
+/** Retry-After as delta-seconds or an HTTP date, in ms from `now`; null when absent or unreadable. */
+export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
+  if (!value) return null;
+  const v = value.trim();
+  const ms = /^\d+$/.test(v) ? Number(v) * 1000 : Date.parse(v) - now;
+  if (!Number.isFinite(ms)) return null;
+  return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
+}
+
+/** Content-Type, the request's own headers, x-apikey when there is a key, the signature pair when there is a secret. */
+function webhookHeaders(req: WebhookRequest, rawBody: string): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  for (const [name, value] of Object.entries(req.headers ?? {})) {
+    if (!RECEIVER_HEADERS.includes(name.toLowerCase())) headers[name] = value;
+  }
   if (req.apiKey) headers['x-apikey'] = req.apiKey;
   if (req.secret) {
-    const timestamp = String(Math.floor(now.getTime() / 1000));
+    const timestamp = String(Math.floor(Date.now() / 1000));
     headers['x-timestamp'] = timestamp;
-    headers['x-signature'] = signature(req.secret, timestamp, rawBody);
+    headers['x-signature'] = sign(req.secret, timestamp, rawBody);
   }
   return headers;
 }
@@ -56,12 +79,12 @@ export function webhookHeaders(req: WebhookRequest, rawBody: string, now = new D
 export async function sendWebhook(req: WebhookRequest, timeoutMs: number): Promise<WebhookOutcome> {
   const rawBody = JSON.stringify(req.body);
   const headers = webhookHeaders(req, rawBody);
-  const sentHeaders = { ...headers, ...(headers['x-apikey'] ? { 'x-apikey': '***' } : {}) };
+  const sentHeaders = headers['x-apikey'] ? { ...headers, 'x-apikey': '(redacted)' } : headers;
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   try {
     const res = await got(req.url, {
-      method: req.method ?? 'PUT',
+      method: (req.method ?? 'PUT') as Method,
       body: rawBody,
       headers,
       timeout: { request: timeoutMs },
@@ -71,15 +94,16 @@ export async function sendWebhook(req: WebhookRequest, timeoutMs: number): Promi
       responseType: 'text',
     });
     return {
-      ok: res.statusCode === 200,
+      ok: res.statusCode >= 200 && res.statusCode < 300,
       statusCode: res.statusCode,
       latencyMs: latency(),
       replyBody: res.body.slice(0, REPLY_READ_CHARS),
+      retryAfterMs: parseRetryAfter(res.headers['retry-after']),
       error: null,
       sentHeaders,
     };
   } catch (err) {
     const reason = err instanceof RequestError ? `${err.code}: ${err.message}` : String(err);
-    return { ok: false, statusCode: null, latencyMs: latency(), replyBody: null, error: reason, sentHeaders };
+    return { ok: false, statusCode: null, latencyMs: latency(), replyBody: null, retryAfterMs: null, error: reason, sentHeaders };
   }
 }

@@ -4,7 +4,7 @@ import { Offer, OfferRecipient, WebhookDelivery } from '../../src/db/entities/in
 import { planAcceptanceNotification } from '../../src/domain/offers/acceptanceNotification.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
-import { ABANDONED_ERROR } from '../../src/webhooks/deliveries.js';
+import { ABANDONED_ERROR } from '../../src/domain/offers/acceptanceNotification.js';
 import type { TestApp } from '../helpers/harness.js';
 import { CENTRAL_URL, GENERATOR_URL, offerIn, respond, startOps, type Generator, type Provider } from '../helpers/ops.js';
 import { waitFor } from '../helpers/wait.js';

@@ -7,11 +7,10 @@
  * delivered: `offer.new` to each technician, an HTTP push to each central.
  * A re-run selects nothing new and finds nothing left to claim.
  */
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Central, OfferRecipient, WebhookDelivery, type Offer } from '../../db/entities/index.js';
+import { Central, OfferRecipient, type Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
-import { endpointUrl, sendPendingPushes } from '../../webhooks/offerPush.js';
+import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint } from '../../webhooks/deliveries.js';
 import { lockOffer } from '../offers/stateMachine.js';
 import { findCandidates } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
@@ -42,7 +41,7 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     return null;
   }
   const published = await publishToTechnicians(rt, em, offer);
-  const pushes = await sendPendingPushes(em, offerUuid, rt.config.webhookTimeoutMs);
+  const pushes = await pushToCentrals(em, offerUuid, rt.config.webhookTimeoutMs);
   const [centrals, technicians] = await Promise.all([
     em.count(OfferRecipient, { offer: offerUuid, kind: 'central' }),
     em.count(OfferRecipient, { offer: offerUuid, kind: 'technician' }),
@@ -51,8 +50,8 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     centrals,
     technicians,
     published,
-    pushed: pushes.filter((p) => p.ok).length,
-    pushFailed: pushes.filter((p) => !p.ok).length,
+    pushed: pushes.filter((ok) => ok).length,
+    pushFailed: pushes.filter((ok) => !ok).length,
   };
   rt.log.info({ offerUuid, ...outcome }, 'offer distributed');
   return outcome;
@@ -70,25 +69,15 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   const centrals = centralIds.length ? await em.find(Central, { id: { $in: centralIds } }, { populate: ['apiUser'] }) : [];
   const now = new Date();
   for (const central of centrals) {
-    const url = endpointUrl(central.apiUser?.urlApi, central.apiUser?.apiEndpoint.oferta);
+    const receiver = central.apiUser;
+    const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
     const nearby = technicians
       .filter((t) => t.centralId === central.id)
       .map((t) => ({ dniTecnico: t.dni, distance: km(t.distanceM) }));
-    const delivery = url
-      ? em.create(WebhookDelivery, {
-          id: randomUUID(),
-          offer,
-          kind: 'offer-push',
-          eventId: randomUUID(),
-          url,
-          method: 'PUT',
-          requestHeaders: {},
-          requestBody: { ...offerPushBody(offer, nearby) },
-          state: 'pending',
-          attempts: 0,
-          createdAt: now,
-        })
-      : null;
+    const delivery =
+      receiver && url
+        ? createDelivery(em, { offer, kind: 'offer-push', receiver, url, body: { ...offerPushBody(offer, nearby) }, eventHeader: true })
+        : null;
     em.create(OfferRecipient, { offer, kind: 'central', central, channel: url ? 'http' : 'none', delivery, createdAt: now });
   }
   for (const t of technicians) {
@@ -103,6 +92,18 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
     });
   }
   await em.flush();
+}
+
+/**
+ * Claims the offer's pending pushes and sends them concurrently, one attempt
+ * each (informative: the window is short and technicians get the offer in
+ * real time); any 2xx is ok. One failing never stops the others. Returns
+ * whether each was delivered.
+ */
+async function pushToCentrals(em: EntityManager, offerUuid: string, timeoutMs: number): Promise<boolean[]> {
+  const claimed = await claimDeliveries(em, `d.offer_uuid = ? and d.kind = 'offer-push' and d.state = 'pending'`, [offerUuid]);
+  const sent = await Promise.all(claimed.map((d) => attemptDelivery(em, d, timeoutMs, (o) => (o.ok ? 'ok' : 'failed'))));
+  return sent.map((a) => a.verdict === 'ok');
 }
 
 /** Claims the technicians not yet notified and publishes `offer.new` to each, nearest first (D10); returns how many. */

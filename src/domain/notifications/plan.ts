@@ -14,10 +14,9 @@
  *   "cancelled" (estado CANCELADA) to the assigned central on CANCELADA.
  * Receivers without `url_api` or without that endpoint are skipped.
  */
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiUser, Central, OfferResponse, WebhookDelivery, type DeliveryKind, type Offer } from '../../db/entities/index.js';
-import { profileEndpoint } from '../../webhooks/url.js';
+import { ApiUser, Central, OfferResponse, type DeliveryKind, type Offer } from '../../db/entities/index.js';
+import { createDelivery, profileEndpoint } from '../../webhooks/deliveries.js';
 import type { OfferState } from '../offers/states.js';
 
 /** The body of a state or novelty notification (D12). */
@@ -83,23 +82,7 @@ async function centralNovelties(em: EntityManager, offer: Offer, from: OfferStat
 }
 
 function plan(em: EntityManager, offer: Offer, kind: DeliveryKind, receiver: ApiUser, url: string, body: StateNotice): string {
-  const id = randomUUID();
-  const eventId = randomUUID();
-  em.create(WebhookDelivery, {
-    id,
-    offer,
-    kind,
-    eventId,
-    url,
-    method: 'PUT',
-    requestHeaders: { 'content-type': 'application/json', 'x-event-id': eventId },
-    requestBody: { ...body },
-    receiver,
-    state: 'pending',
-    attempts: 0,
-    createdAt: new Date(),
-  });
-  return id;
+  return createDelivery(em, { offer, kind, receiver, url, body: { ...body }, eventHeader: true }).id;
 }
 
 export async function planStateNotifications(

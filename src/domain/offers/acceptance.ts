@@ -15,7 +15,8 @@ import { computeResponseFigures, type ResponseFigures } from '../../geo/figures.
 import { HttpError, acceptanceError } from '../../http/errors.js';
 import { validateBody, type ErrorObject } from '../../http/validation.js';
 import type { Runtime } from '../../main/runtime.js';
-import { acceptanceUrl, dispatchAcceptance } from './acceptanceNotification.js';
+import { profileEndpoint } from '../../webhooks/deliveries.js';
+import { dispatchAcceptance } from './acceptanceNotification.js';
 import { announceTransition } from './announce.js';
 import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from './coordinates.js';
 import { publishOfferEvent } from './events.js';
@@ -121,7 +122,7 @@ async function findParties(em: EntityManager, caller: ApiUser, a: Parsed): Promi
   if (!offer) throw acceptanceError(404, ACCEPTANCE_MESSAGES.offerNotFound);
   const technician = await em.findOne(Technician, { dni: a.dniTecnico, central: central.id });
   if (!technician) throw acceptanceError(404, ACCEPTANCE_MESSAGES.technicianNotFound);
-  if (!acceptanceUrl(offer.generator)) throw acceptanceError(404, ACCEPTANCE_MESSAGES.generatorApiNotFound);
+  if (!profileEndpoint(offer.generator, 'respuesta')) throw acceptanceError(404, ACCEPTANCE_MESSAGES.generatorApiNotFound);
   return { offer, generator: offer.generator, central, technician };
 }
 

@@ -6,23 +6,19 @@
  * makes the offer INACTIVA.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Method } from 'got';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../../config/index.js';
 import { WebhookDelivery, type ApiUser, type Offer, type OfferResponse } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import { jobId } from '../../queues/registry.js';
-import { claimDelivery, createDelivery, recordOutcome, settleAbandoned } from '../../webhooks/deliveries.js';
-import { sendWebhook, type WebhookOutcome } from '../../webhooks/send.js';
+import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint } from '../../webhooks/deliveries.js';
+import type { WebhookOutcome } from '../../webhooks/send.js';
 import { acceptancePayload } from './acceptancePayload.js';
 import { announceTransition } from './announce.js';
 import { lockOffer, transition } from './stateMachine.js';
 
-/** `{url_api}{api_endpoint.respuesta}`, or null when the generator's profile lacks either. */
-export function acceptanceUrl(generator: Pick<ApiUser, 'urlApi' | 'apiEndpoint'>): string | null {
-  const path = generator.apiEndpoint?.respuesta;
-  return generator.urlApi && path ? `${generator.urlApi}${path}` : null;
-}
+/** What is stored as "the peer never answered" when a claimed delivery is found abandoned. */
+export const ABANDONED_ERROR = 'no answer recorded: the sender stopped while waiting for the reply';
 
 /**
  * In the selection's transaction: the pending delivery of the notification
@@ -36,7 +32,7 @@ export function planAcceptanceNotification(
   generator: ApiUser,
   response: OfferResponse,
 ): string | null {
-  const url = acceptanceUrl(generator);
+  const url = profileEndpoint(generator, 'respuesta');
   if (!url) return null;
   const body = acceptancePayload(cfg, {
     offerUuid: offer.uuid,
@@ -46,7 +42,7 @@ export function planAcceptanceNotification(
     techLng: response.techLng ?? null,
     timeMin: response.timeMin,
   });
-  return createDelivery(em, { offer, kind: 'acceptance', eventId: `acceptance-${offer.uuid}`, url, body }).id;
+  return createDelivery(em, { offer, kind: 'acceptance', receiver: generator, eventId: `acceptance-${offer.uuid}`, url, body, eventHeader: false }).id;
 }
 
 /** After commit: the job that sends it (one attempt, STYLE 5 id). */
@@ -58,28 +54,50 @@ export async function enqueueAcceptance(rt: Runtime, deliveryId: string): Promis
  * Sends the notification of a pending delivery, once: the delivery is claimed
  * (pending → sending) before anything goes out, so a second job, a re-run
  * after a crash or a concurrent caller sends nothing. Returns what the
- * generator answered, or null when this caller did not send. A delivery found
+ * generator answered (`ok`: it accepted, with a 200 recorded in time), or
+ * null when this caller did not send. A delivery found
  * claimed but never answered is failed once the webhook timeout has passed
  * (its sender died waiting) and its offer becomes INACTIVA.
  */
 export async function dispatchAcceptance(rt: Runtime, deliveryId: string): Promise<WebhookOutcome | null> {
   const em = rt.orm.em.fork();
-  const delivery = await claimDelivery(em, deliveryId);
+  const [delivery] = await claimDeliveries(em, `d.id = ? and d.state = 'pending'`, [deliveryId]);
   if (!delivery) {
-    const state = await settleAbandoned(em, deliveryId, rt.config.webhookTimeoutMs, (ms) => sleep(ms));
+    const state = await settleAbandoned(em, deliveryId, rt.config.webhookTimeoutMs);
     if (state === 'failed') await rejectSelection(rt, em, deliveryId);
     return null;
   }
-  await em.populate(delivery, ['offer.generator']);
-  const generator = delivery.offer?.generator;
-  const outcome = await sendWebhook(
-    { url: delivery.url, method: delivery.method as Method, body: delivery.requestBody, apiKey: generator?.apiKey, secret: generator?.webhookSecret },
-    rt.config.webhookTimeoutMs,
+  // spec 6.1: only a 200 accepts; one attempt, so anything else is final
+  const sent = await attemptDelivery(em, delivery, rt.config.webhookTimeoutMs, (o) => (o.statusCode === 200 ? 'ok' : 'failed'));
+  const accepted = sent.recorded && sent.verdict === 'ok';
+  if (!accepted) await rejectSelection(rt, em, deliveryId);
+  return { ...sent.outcome, ok: accepted };
+}
+
+/**
+ * A delivery claimed by a sender that never recorded an answer (it died while
+ * waiting) is failed once `timeoutMs` has passed since it was sent: by then
+ * the sender itself would have given up. Waits for that moment when it has
+ * not come yet. Returns the row's state afterwards (null: no such row).
+ */
+async function settleAbandoned(em: EntityManager, id: string, timeoutMs: number): Promise<WebhookDelivery['state'] | null> {
+  const conn = em.getConnection();
+  const [row] = await conn.execute<Array<{ state: WebhookDelivery['state']; remaining_ms: number | null }>>(
+    `select state, ceil(extract(epoch from (sent_at + ? * interval '1 millisecond' - now())) * 1000)::int as remaining_ms
+       from webhook_delivery where id = ?`,
+    [timeoutMs, id],
   );
-  const recorded = await recordOutcome(em, deliveryId, outcome);
-  const effective = recorded ? outcome : { ...outcome, ok: false };
-  if (!effective.ok) await rejectSelection(rt, em, deliveryId);
-  return effective;
+  if (!row) return null;
+  if (row.state !== 'sending') return row.state;
+  if (row.remaining_ms !== null && row.remaining_ms > 0) await sleep(Math.min(row.remaining_ms, timeoutMs));
+  await conn.execute(
+    `update webhook_delivery set state = 'failed', error = ?, completed_at = now()
+      where id = ? and state = 'sending' and sent_at <= now() - ? * interval '1 millisecond'`,
+    [ABANDONED_ERROR, id, timeoutMs],
+    'run',
+  );
+  const [after] = await conn.execute<Array<{ state: WebhookDelivery['state'] }>>(`select state from webhook_delivery where id = ?`, [id]);
+  return after?.state ?? null;
 }
 
 /**
