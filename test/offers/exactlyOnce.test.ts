@@ -29,7 +29,7 @@ interface Received {
 
 function startWorker(): ChildProcess {
   return spawn(process.execPath, [WORKER_MAIN], {
-    env: { ...process.env, WORKER_LOCK_DURATION_MS: '1000', WORKER_STALLED_INTERVAL_MS: '500', WEBHOOK_TIMEOUT_MS: '2000', LOG_LEVEL: 'silent' },
+    env: { ...process.env, WORKER_LOCK_DURATION_MS: '4000', WORKER_STALLED_INTERVAL_MS: '500', WEBHOOK_TIMEOUT_MS: '2000', LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
 }
