@@ -76,8 +76,7 @@ async function main(): Promise<void> {
   const { dropDatabase, ensureDatabase, migrate } = await import('../src/db/database.js');
   const { startHttpServer } = await import('../src/http/server.js');
   const { createRuntime } = await import('../src/main/runtime.js');
-  const { ApiUser, ServiceType } = await import('../src/db/entities/index.js');
-  const { sha256Hex } = await import('../src/http/auth/passwords.js');
+  const { makeApiUser, makeServiceType } = await import('../test/helpers/factories.js');
   const { pino } = await import('pino');
 
   const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -90,21 +89,8 @@ async function main(): Promise<void> {
   try {
     await migrate(rt.orm);
     const em = rt.orm.em.fork();
-    em.create(ServiceType, { id: 1, type: 'GRUA', requiredOrigin: true, requiredDestination: true, line: null });
-    em.create(ApiUser, {
-      username: 'bench',
-      passwordSha256: sha256Hex('bench'),
-      status: 'ACTIVO',
-      endpoints: ['*'],
-      businessName: 'Bench',
-      nit: null,
-      apiKey: null,
-      urlApi: null,
-      apiEndpoint: {},
-      webhookSecret: null,
-      requiresPaymentConfirmation: false,
-    });
-    await em.flush();
+    await makeServiceType(em, { id: 1 });
+    await makeApiUser(em, { username: 'bench', password: 'bench' });
 
     const bare = new Koa();
     bare.use((ctx) => {
