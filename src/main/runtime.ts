@@ -28,7 +28,10 @@ export interface Runtime {
 export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Logger } = {}): Promise<Runtime> {
   const log = opts.log ?? logger();
   const orm = await createOrm(cfg.databaseUrl);
-  const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: null });
+  // Fail fast: a command while Redis is away is refused after one reconnection attempt instead of
+  // waiting in the offline queue, so a request whose change is committed is answered (the sweeper
+  // repairs a lost enqueue). Workers and the real-time subscriber have connections of their own.
+  const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: 1 });
   const queues = new Queues(redis, cfg.queuePrefix);
   // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.
   for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));

@@ -1,8 +1,9 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
 /**
- * A Redis connection. BullMQ workers need `maxRetriesPerRequest: null`;
- * request-path clients fail fast instead.
+ * A Redis connection. BullMQ workers and subscribers need
+ * `maxRetriesPerRequest: null`; the runtime's command connection fails fast
+ * instead (src/main/runtime.ts).
  */
 export function createRedis(url: string, opts: RedisOptions = {}): Redis {
   return new Redis(url, { lazyConnect: false, enableReadyCheck: true, ...opts });

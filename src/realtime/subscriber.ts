@@ -48,7 +48,8 @@ export async function subscribeBus(
   onMessage: (msg: BusMessage) => void,
 ): Promise<BusSubscription> {
   const channel = busChannel(prefix);
-  const sub = redis.duplicate();
+  // Waits for Redis however long it is away (the command connection it is copied from fails fast).
+  const sub = redis.duplicate({ maxRetriesPerRequest: null });
   sub.on('error', (err: Error) => log.warn({ err }, 'real-time subscriber connection error'));
   sub.on('message', (ch: string, text: string) => {
     if (ch !== channel) return;

@@ -9,7 +9,9 @@ import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 import { acceptanceBody, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { stubMethod } from '../helpers/stub.js';
 import { waitFor } from '../helpers/wait.js';
+import type { Queues } from '../../src/queues/queues.js';
 
 interface Reply {
   status: boolean;
@@ -64,6 +66,22 @@ describe('POST /oferta', () => {
       expect(distribute?.data).to.deep.equal({ offerUuid: uuid });
       expect(evaluate?.opts.delay).to.equal(app.rt.config.offerResponseWindowMs);
       expect(expire?.opts.delay).to.equal(app.rt.config.offerMaxOpenMs);
+    });
+
+    it('is acknowledged once committed even when Redis refuses the enqueue; the failure is logged for the sweeper', async () => {
+      const restore = stubMethod(app.rt.queues, 'add', (async () => {
+        throw new Error("OOM command not allowed when used memory > 'maxmemory'");
+      }) as Queues['add']);
+      const body = offerBody();
+      try {
+        const res = await post(body);
+        expect(res.code).to.equal(200);
+        expect(res.body).to.deep.equal({ status: true, msg: 'SE HA RECIBIDO EXITOSAMENTE LA OFERTA DEL SERVICIO' });
+      } finally {
+        restore();
+      }
+      expect((await load(body.uuid as string))?.state).to.equal('ABIERTA');
+      expect(app.logs.some((l) => l.step === 'schedule offer jobs' && l.uuid === body.uuid)).to.equal(true);
     });
 
     it('stores every field of the body', async () => {

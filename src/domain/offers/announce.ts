@@ -13,6 +13,19 @@ export interface OfferRef {
   generatorId: number;
 }
 
+/**
+ * Runs a step that follows a commit (an enqueue, an event): its failure is
+ * logged, never thrown, since what it follows is already committed; the outbox
+ * sweeper repairs a lost enqueue.
+ */
+export async function afterCommit(rt: Runtime, step: string, context: Record<string, unknown>, fn: () => Promise<unknown>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    rt.log.warn({ err, step, ...context }, 'step after commit failed; the outbox sweeper repairs lost enqueues');
+  }
+}
+
 export async function announceTransition(rt: Runtime, offer: OfferRef, result: TransitionResult): Promise<void> {
   for (const deliveryId of result.notificationIds) {
     await enqueueStateNotification(rt, deliveryId).catch((err: unknown) =>

@@ -9,6 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer, type ApiUser } from '../../db/entities/index.js';
 import { controllerError } from '../../http/errors.js';
 import type { Runtime } from '../../main/runtime.js';
+import { afterCommit } from './announce.js';
 import { publishOfferEvent } from './events.js';
 import { OFFER_MESSAGES, draftOffer, type OfferDraft, type OfferInput } from './input.js';
 import { offerResponses, type ResponseView } from './responses.js';
@@ -34,7 +35,7 @@ export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferI
   const inserted = await insertOffer(em, offer, { by: 'oferta', actor: `api-user:${generator.username}` });
   if (inserted === 'unknown-type') throw controllerError(400, OFFER_MESSAGES.typeUnknown(draft.serviceTypeId));
   if (inserted === 'uuid-exists') return answerDuplicate(rt, em, generator, draft);
-  await scheduleOfferJobs(rt, offer);
+  await afterCommit(rt, 'schedule offer jobs', { uuid: offer.uuid }, () => scheduleOfferJobs(rt, offer));
   if (draft.socketId) await subscribeSocket(rt, { uuid: offer.uuid, generatorId: generator.id }, draft.socketId);
   return { kind: 'created', uuid: offer.uuid };
 }
@@ -46,7 +47,7 @@ async function answerDuplicate(rt: Runtime, em: EntityManager, generator: ApiUse
     throw controllerError(400, OFFER_MESSAGES.alreadyOffered);
   }
   // Re-adding the jobs is harmless (same ids) and repairs an offer whose first enqueue failed.
-  await scheduleOfferJobs(rt, existing, new Date());
+  await afterCommit(rt, 'schedule offer jobs', { uuid: existing.uuid }, () => scheduleOfferJobs(rt, existing, new Date()));
   if (draft.socketId) {
     await em.nativeUpdate(Offer, { uuid: existing.uuid }, { socketId: draft.socketId });
     await subscribeSocket(rt, { uuid: existing.uuid, generatorId: generator.id }, draft.socketId);

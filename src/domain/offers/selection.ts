@@ -12,7 +12,7 @@ import type { Offer, OfferResponse } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import type { OfferState } from './states.js';
 import { enqueueAcceptance, planAcceptanceNotification } from './acceptanceNotification.js';
-import { announceTransition, type OfferRef } from './announce.js';
+import { afterCommit, announceTransition, type OfferRef } from './announce.js';
 import { publishOfferEvent, type ClosedResult } from './events.js';
 import { rankingEntries } from './ranking.js';
 import { responseView, type ResponseView } from './responses.js';
@@ -65,7 +65,10 @@ export async function announceSelection(
   sel: Selection,
   opts: { dispatch: boolean; closed: ClosedResult | null },
 ): Promise<void> {
-  if (opts.dispatch && sel.deliveryId) await enqueueAcceptance(rt, sel.deliveryId);
+  const deliveryId = sel.deliveryId;
+  if (opts.dispatch && deliveryId) {
+    await afterCommit(rt, 'enqueue acceptance notification', { uuid: sel.offer.uuid, deliveryId }, () => enqueueAcceptance(rt, deliveryId));
+  }
   await announceTransition(rt, sel.offer, sel.result);
   await publishOfferEvent(rt, sel.offer, 'offer.accepted', { accepted: sel.accepted });
   if (opts.closed) await publishOfferEvent(rt, sel.offer, 'offer.closed', { result: opts.closed });
