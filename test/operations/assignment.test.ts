@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { Offer, OfferTransition } from '../../src/db/entities/index.js';
+import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
+import { dispatchAcceptance, planAcceptanceNotification } from '../../src/domain/offers/acceptanceNotification.js';
+import { WITHDRAWN_BEFORE_SENDING } from '../../src/domain/offers/withdrawal.js';
 import { CODE_PATTERN } from '../../src/domain/offers/codes.js';
 import { jobId } from '../../src/queues/registry.js';
 import type { TestApp } from '../helpers/harness.js';
@@ -145,6 +147,21 @@ describe('POST /asignacion, /no-asignacion, /cancelacion', () => {
         expect((await reload(offer.uuid)).state).to.equal('NO_ASIGNADA');
       });
     }
+
+    it('an acceptance notification not sent yet is never sent for a withdrawn offer', async () => {
+      const em = app.rt.orm.em.fork();
+      const offer = await offerIn(em, gen, 'ACEPTADA', prov);
+      const response = await respond(em, offer, prov);
+      await em.populate(response, ['central', 'technician']);
+      const deliveryId = planAcceptanceNotification(em, app.rt.config, offer, gen.user, response);
+      await em.flush();
+      expect(deliveryId).to.be.a('string');
+      expect((await post('no-asignacion', gen.auth, { uuid: offer.uuid })).statusCode).to.equal(200);
+      // nock has no interceptor for the generator: a send would be recorded as an error, not skipped
+      expect(await dispatchAcceptance(app.rt, deliveryId!)).to.equal(null);
+      const d = await app.rt.orm.em.fork().findOneOrFail(WebhookDelivery, deliveryId!);
+      expect(d).to.include({ state: 'failed', attempts: 0, error: WITHDRAWN_BEFORE_SENDING, statusCode: null });
+    });
 
     it('tells the generator when an accepted offer is withdrawn, and the selected central', async () => {
       const offer = await offerIn(app.rt.orm.em.fork(), gen, 'ACEPTADA', prov);

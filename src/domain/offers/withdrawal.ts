@@ -9,6 +9,7 @@ import type { ApiUser } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import { jobId } from '../../queues/registry.js';
 import { announceTransition } from './announce.js';
+import { publishOfferEvent } from './events.js';
 import { lockOwnOffer, offerNotFound } from './ownership.js';
 import { canMove, refusedMove, transition } from './stateMachine.js';
 import { ACTIVE_STATES } from './states.js';
@@ -17,6 +18,9 @@ export interface WithdrawalInput {
   uuid: string;
   motivo?: string;
 }
+
+/** The error recorded on an acceptance notification left unsent by a withdrawal. */
+export const WITHDRAWN_BEFORE_SENDING = 'not sent: the offer was withdrawn (POST /no-asignacion) first';
 
 async function removeJobs(rt: Runtime, uuid: string): Promise<void> {
   const queue = rt.queues.get('offer-evaluation');
@@ -41,11 +45,17 @@ export async function withdrawOffer(rt: Runtime, user: ApiUser, input: Withdrawa
       detail: { motivo: offer.motivo },
       refusal,
     });
+    // An acceptance notification not yet sent must not go out for a withdrawn offer.
+    await em.getConnection().execute(
+      `update webhook_delivery set state = 'failed', error = ?, completed_at = now()
+        where offer_uuid = ? and kind = 'acceptance' and state = 'pending'`,
+      [WITHDRAWN_BEFORE_SENDING, offer.uuid],
+      'run',
+      em.getTransactionContext(),
+    );
     return { uuid: offer.uuid, result };
   });
   await removeJobs(rt, out.uuid);
   await announceTransition(rt, { uuid: out.uuid, generatorId: user.id }, out.result);
-  await rt.events
-    .publish({ kind: 'offer', offerUuid: out.uuid, apiUserId: user.id }, 'offer.closed', { uuid: out.uuid, result: 'withdrawn' })
-    .catch((err: unknown) => rt.log.warn({ err, uuid: out.uuid }, 'offer.closed event not published'));
+  await publishOfferEvent(rt, { uuid: out.uuid, generatorId: user.id }, 'offer.closed', { result: 'withdrawn' });
 }
