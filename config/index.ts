@@ -82,6 +82,8 @@ interface VarSpec {
   pattern?: string;
   /** required when NODE_ENV is production */
   requiredInProduction?: boolean;
+  /** never echoed in an error */
+  secret?: boolean;
 }
 
 const DEV_ONLY_SECRET = 'development-only-secret-change-me';
@@ -99,9 +101,9 @@ const VARS: Record<string, VarSpec> = {
   WEBHOOK_TIMEOUT_MS: { key: 'webhookTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
   LOGIN_RATE_LIMIT: { key: 'loginRateLimit', type: 'integer', default: 5, minimum: 1 },
   LOGIN_RATE_WINDOW_S: { key: 'loginRateWindowS', type: 'integer', default: 900, minimum: 1 },
-  JWT_SECRET: { key: 'jwtSecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true },
+  JWT_SECRET: { key: 'jwtSecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true, secret: true, pattern: '^.{32,}$' },
   JWT_EXPIRES_IN: { key: 'jwtExpiresIn', type: 'string', default: '8h', pattern: '^[0-9]+[smhd]$' },
-  INTEGRITY_SECRET: { key: 'integritySecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true },
+  INTEGRITY_SECRET: { key: 'integritySecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true, secret: true, pattern: '^.{32,}$' },
   QUEUE_PREFIX: { key: 'queuePrefix', type: 'string', default: 'bull', pattern: '^[A-Za-z0-9_-]+$' },
   BODY_LIMIT: { key: 'bodyLimit', type: 'string', default: '1mb', pattern: '^[0-9]+(b|kb|mb)$' },
   LOG_LEVEL: { key: 'logLevel', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
@@ -139,6 +141,11 @@ export class ConfigError extends Error {
   }
 }
 
+/** A URL's password is never echoed (database and Redis URLs carry one). */
+function redact(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@]*@/i, '$1***@');
+}
+
 const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: false });
 
 /** Builds and validates the configuration from an environment (process.env by default). */
@@ -165,7 +172,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     const validate = ajv.compile({ type: 'object', properties: { v: schema } });
     if (!validate(holder)) {
       const why = (validate.errors ?? []).map((e) => e.message).join(', ');
-      problems.push(`${name}=${JSON.stringify(raw)} is invalid: ${why}`);
+      problems.push(spec.secret ? `${name} is invalid: ${why}` : `${name}=${JSON.stringify(redact(raw))} is invalid: ${why}`);
       continue;
     }
     out[spec.key] = holder.v;

@@ -40,6 +40,13 @@ describe('configuration (STYLE 12)', () => {
     expect(problems({ PORT: '70000' })).to.deep.equal(['PORT="70000" is invalid: must be <= 65535']);
   });
 
+  it('never echoes the password of a bad URL, and wants secrets of 32 characters or more', () => {
+    const found = problems({ DATABASE_URL: 'postgresql+psycopg://app:s3cret@db:5432/broker', JWT_SECRET: 'short' });
+    expect(found.join('\n')).to.not.include('s3cret');
+    expect(found.join('\n')).to.include('postgresql+psycopg://app:***@db:5432/broker');
+    expect(found).to.include('JWT_SECRET is invalid: must match pattern "^.{32,}$"');
+  });
+
   it('requires the secrets in production', () => {
     const found = problems({ NODE_ENV: 'production' });
     expect(found).to.have.members([
