@@ -83,7 +83,8 @@ describe('POST /queries/history and GET /queries/history-options (D7)', () => {
       [{ line: 'VEH', estado: 'PERDIDA' }, 'El estado no es válido; los estados están en GET /queries/history-options.'],
       [{ line: 'VEH', desde: '10/11/2026' }, 'La fecha desde debe tener el formato AAAA-MM-DD o ser una fecha y hora ISO 8601.'],
       [{ line: 'VEH', pageSize: 501 }, 'El tamaño de página debe ser un entero entre 1 y 500.'],
-      [{ line: 'VEH', page: 0 }, 'La página debe ser un entero mayor o igual a 1.'],
+      [{ line: 'VEH', page: 0 }, 'La página debe ser un entero entre 1 y 1000000.'],
+      [{ line: 'VEH', page: 1e18 }, 'La página debe ser un entero entre 1 y 1000000.'],
     ];
     for (const [json, msg] of cases) {
       const res = await history(json);

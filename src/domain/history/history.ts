@@ -18,6 +18,8 @@ export const HISTORY_MESSAGES = {
 } as const;
 
 export const DEFAULT_PAGE_SIZE = 50;
+/** Highest page number, so that (page - 1) * pageSize stays an exact bigint offset. */
+export const MAX_PAGE = 1_000_000;
 export const MAX_PAGE_SIZE = 500;
 
 export interface HistoryFilters {

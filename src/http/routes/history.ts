@@ -1,6 +1,6 @@
 /** POST /queries/history and GET /queries/history-options (spec 4.6, 4.7, D7). */
 import Router from '@koa/router';
-import { HISTORY_MESSAGES, MAX_PAGE_SIZE, queryHistory } from '../../domain/history/history.js';
+import { HISTORY_MESSAGES, MAX_PAGE, MAX_PAGE_SIZE, queryHistory } from '../../domain/history/history.js';
 import { historyOptions } from '../../domain/history/options.js';
 import type { Runtime } from '../../main/runtime.js';
 import { basicAuth } from '../auth/index.js';
@@ -16,7 +16,7 @@ const historyMessages = fieldMessages({
   estado: 'El estado no es válido; los estados están en GET /queries/history-options.',
   desde: 'La fecha desde debe tener el formato AAAA-MM-DD o ser una fecha y hora ISO 8601.',
   hasta: 'La fecha hasta debe tener el formato AAAA-MM-DD o ser una fecha y hora ISO 8601.',
-  page: 'La página debe ser un entero mayor o igual a 1.',
+  page: `La página debe ser un entero entre 1 y ${MAX_PAGE}.`,
   pageSize: `El tamaño de página debe ser un entero entre 1 y ${MAX_PAGE_SIZE}.`,
   autNumber: 'El número de referencia (autNumber) no es válido.',
 });

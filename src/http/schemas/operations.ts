@@ -6,7 +6,7 @@ import type { ErrorObject } from 'ajv';
 import { DIRECT_MESSAGES } from '../../domain/offers/directAssignment.js';
 import { offerErrorMessage, offerSchema } from '../../domain/offers/input.js';
 import { OFFER_STATES } from '../../domain/offers/states.js';
-import { MAX_PAGE_SIZE } from '../../domain/history/history.js';
+import { MAX_PAGE, MAX_PAGE_SIZE } from '../../domain/history/history.js';
 
 const text = (max: number) => ({ type: 'string', maxLength: max }) as const;
 const uuidField = { type: 'string', minLength: 1, maxLength: 64 } as const;
@@ -69,7 +69,8 @@ export const historySchema = {
     estado: { type: 'string', enum: OFFER_STATES },
     desde: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
     hasta: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
-    page: { type: 'integer', minimum: 1 },
+    // bounded so that (page - 1) * pageSize stays an exact bigint offset
+    page: { type: 'integer', minimum: 1, maximum: MAX_PAGE },
     pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
   },
 } as const;
