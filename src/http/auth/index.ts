@@ -100,7 +100,7 @@ const bearerToken = (ctx: AppContext): string | undefined => /^Bearer\s+(\S+)\s*
 /**
  * Koa middleware: an operator's Bearer JWT, or else HTTP Basic (POST /finalize,
  * spec 5.3). A bad or expired token answers 401 in the controller envelope of
- * 4.4; Basic failures keep the system envelope of 5.1.
+ * 4.4; the /finalize route turns its Basic 401s into that envelope too.
  */
 export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: string) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
