@@ -6,12 +6,13 @@
  * notifications, D12). What the peer answered, or why it did not, comes back
  * as a value, never thrown.
  */
-import got, { RequestError, type Method } from 'got';
+import got, { RequestError, type Method, type Response } from 'got';
 import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 
 /** How much of a reply is kept in memory (a late acceptance relays it, D4c); a row stores less (REPLY_STORED_CHARS). */
-const REPLY_READ_CHARS = 64 * 1024;
+/** At most this much of a reply is read; the rest is never buffered (a peer cannot grow our memory). */
+const REPLY_READ_BYTES = 64 * 1024;
 
 /** The longest wait a Retry-After may ask for. */
 export const MAX_RETRY_AFTER_MS = 3_600_000;
@@ -83,7 +84,7 @@ export async function sendWebhook(req: WebhookRequest, timeoutMs: number): Promi
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   try {
-    const res = await got(req.url, {
+    const stream = got.stream(req.url, {
       method: (req.method ?? 'PUT') as Method,
       body: rawBody,
       headers,
@@ -91,13 +92,23 @@ export async function sendWebhook(req: WebhookRequest, timeoutMs: number): Promi
       followRedirect: false,
       retry: { limit: 0 },
       throwHttpErrors: false,
-      responseType: 'text',
     });
+    const res = await new Promise<Response>((resolve, reject) => {
+      stream.once('response', resolve);
+      stream.once('error', reject);
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      chunks.push(chunk);
+      size += chunk.length;
+      if (size >= REPLY_READ_BYTES) break; // leaving the loop destroys the stream: the rest is not read
+    }
     return {
       ok: res.statusCode >= 200 && res.statusCode < 300,
       statusCode: res.statusCode,
       latencyMs: latency(),
-      replyBody: res.body.slice(0, REPLY_READ_CHARS),
+      replyBody: Buffer.concat(chunks).subarray(0, REPLY_READ_BYTES).toString('utf8'),
       retryAfterMs: parseRetryAfter(res.headers['retry-after']),
       error: null,
       sentHeaders,
