@@ -347,6 +347,25 @@ describe('POST /oferta', () => {
       await expect400(body, 'EL SERVICIO YA FUE OFERTADO');
     });
 
+    it('a repeated uuid is answered before any address is geocoded', async () => {
+      const body = offerBody({ latitudOrigen: '', longitudOrigen: '', direccionOrigen: 'Carrera 7 # 72-41' });
+      expect((await post(body)).code).to.equal(200);
+      let lookups = 0;
+      const geocode = app.rt.geocoder.geocode.bind(app.rt.geocoder);
+      const restore = stubMethod(app.rt.geocoder, 'geocode', async (address: string) => {
+        lookups += 1;
+        return geocode(address);
+      });
+      try {
+        expect((await post(body)).body.msg).to.equal('LA OFERTA YA ESTÁ SIENDO PROCESADA');
+        const other = await makeGenerator(app.rt.orm.em.fork());
+        expect((await post(body, other.auth)).body).to.deep.equal({ status: false, msg: OFFER_MESSAGES.alreadyOffered });
+      } finally {
+        restore();
+      }
+      expect(lookups).to.equal(0);
+    });
+
     it("another generator's uuid: 400 EL SERVICIO YA FUE OFERTADO, nothing revealed, nothing changed", async () => {
       const body = offerBody();
       expect((await post(body)).code).to.equal(200);

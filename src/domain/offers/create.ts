@@ -24,6 +24,10 @@ export type CreateOutcome =
 
 export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferInput): Promise<CreateOutcome> {
   const draft = draftOffer(input);
+  const em = rt.orm.em.fork();
+  // A repeated uuid is answered before any address is geocoded (a geocoder call may cost money);
+  // without addresses the insert alone decides, saving this lookup on the hot path.
+  if (needsGeocoding(draft) && (await em.count(Offer, { uuid: draft.uuid })) > 0) return answerDuplicate(rt, em, generator, draft);
   const prepared = await prepareOffer(rt, generator, draft);
   const created = prepared.createdAt.getTime();
   const offer = {
@@ -31,13 +35,16 @@ export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferI
     deadlineAt: new Date(created + rt.config.offerResponseWindowMs),
     expiresAt: new Date(created + rt.config.offerMaxOpenMs),
   };
-  const em = rt.orm.em.fork();
   const inserted = await insertOffer(em, offer, { by: 'oferta', actor: `api-user:${generator.username}` });
   if (inserted === 'unknown-type') throw controllerError(400, OFFER_MESSAGES.typeUnknown(draft.serviceTypeId));
   if (inserted === 'uuid-exists') return answerDuplicate(rt, em, generator, draft);
   await afterCommit(rt, 'schedule offer jobs', { uuid: offer.uuid }, () => scheduleOfferJobs(rt, offer));
   if (draft.socketId) await subscribeSocket(rt, { uuid: offer.uuid, generatorId: generator.id }, draft.socketId);
   return { kind: 'created', uuid: offer.uuid };
+}
+
+function needsGeocoding(draft: OfferDraft): boolean {
+  return !draft.origin || (!draft.destination && Boolean(draft.direccionDestino));
 }
 
 /** D3: the same generator's ABIERTA offer answers with its responses; anything else is refused. */
