@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer, OfferRecipient, type RecipientChannel, type RecipientKind } from '../../db/entities/index.js';
+import { UUID_RE } from '../offers/input.js';
 
 /** One recipient of an offer as operators see it. */
 export interface RecipientView {
@@ -14,11 +15,10 @@ export interface RecipientView {
   push: { state: string; url: string; statusCode: number | null; latencyMs: number | null; error: string | null } | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Who received the offer and when, centrals first; null when there is no such offer. */
 export async function listRecipients(em: EntityManager, uuid: string): Promise<{ uuid: string; estado: string; recipients: RecipientView[] } | null> {
-  if (!UUID.test(uuid)) return null;
+  if (!UUID_RE.test(uuid)) return null;
   const offer = await em.findOne(Offer, { uuid });
   if (!offer) return null;
   const rows = await em.find(

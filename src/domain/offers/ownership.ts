@@ -5,14 +5,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Offer } from '../../db/entities/index.js';
 import { controllerError } from '../../http/errors.js';
+import { UUID_RE } from './input.js';
 import { lockOffer } from './stateMachine.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const OFFER_NOT_FOUND = 'OFERTA NO ENCONTRADA';
 
 export function isUuid(value: string): boolean {
-  return UUID.test(value);
+  return UUID_RE.test(value);
 }
 
 /** The offer FOR UPDATE when it exists and `generatorId` owns it (or any offer when generatorId is null). */

@@ -40,7 +40,6 @@ export const TRANSITIONS: readonly Move[] = [
   { from: 'ABIERTA', to: 'ASIGNADA', by: 'aceptacion-propia' },
   { from: 'ABIERTA', to: 'SIN_RESPUESTA', by: 'evaluacion' },
   { from: 'SIN_RESPUESTA', to: 'ACEPTADA', by: 'aceptacion-tardia' },
-  { from: 'SIN_RESPUESTA', to: 'INACTIVA', by: 'aceptacion-tardia' },
   { from: 'SIN_RESPUESTA', to: 'EXPIRADA', by: 'expiracion' },
   { from: 'ACEPTADA', to: 'ASIGNADA', by: 'asignacion' },
   { from: 'ACEPTADA', to: 'INACTIVA', by: 'webhook-rechazado' },
