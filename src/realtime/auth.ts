@@ -11,7 +11,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../http/auth/index.js';
-import { verifyOperatorToken } from '../http/auth/jwt.js';
+import { authenticateOperator } from '../http/auth/jwt.js';
 import { keyError, systemError } from '../http/errors.js';
 
 export type Identity =
@@ -39,7 +39,7 @@ export async function authenticateUpgrade(em: EntityManager, req: IncomingMessag
   const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   const token = bearer ?? url.searchParams.get('token') ?? undefined;
   if (token) {
-    const op = await verifyOperatorToken(token, jwtSecret);
+    const op = await authenticateOperator(em, token, jwtSecret);
     if (!op) throw systemError(401, AUTH_MESSAGES.basicInvalid);
     return { kind: 'operator', operatorId: op.id, username: op.username };
   }

@@ -14,10 +14,11 @@ import { serveMini, type MiniApp } from '../helpers/miniApp.js';
 const cookieOf = (setCookie: string[] | undefined): string | undefined =>
   setCookie?.map((c) => /^operator_token=[^;]+/.exec(c)?.[0]).find(Boolean);
 
+/** A token for an operator that is not in the database (id 999999, 'ghost'). */
 async function signed(secret: string, claims: { exp: number; iat: number }): Promise<string> {
-  return new SignJWT({ username: 'ops', role: 'admin' })
+  return new SignJWT({ username: 'ghost', role: 'admin' })
     .setProtectedHeader({ alg: 'HS256' })
-    .setSubject('1')
+    .setSubject('999999')
     .setIssuer(JWT_ISSUER)
     .setAudience(JWT_AUDIENCE)
     .setIssuedAt(claims.iat)
@@ -101,6 +102,7 @@ describe('operators (D15): login, JWT, Bull Board', () => {
       ['a token signed with another secret', async () => `Bearer ${await signed('another-secret', { iat: now(), exp: now() + 600 })}`],
       ['an expired token', async () => `Bearer ${await signed(app.rt.config.jwtSecret, { iat: now() - 7200, exp: now() - 3600 })}`],
     ];
+    refused.push(['a valid token of an operator who no longer exists', async () => `Bearer ${await signed(app.rt.config.jwtSecret, { iat: now(), exp: now() + 600 })}`]);
     for (const [what, header] of refused) {
       it(`answers 401 JSON to ${what}`, async () => {
         const authorization = await header();

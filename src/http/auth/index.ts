@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser } from '../../db/entities/index.js';
 import type { AppContext } from '../context.js';
 import { HttpError, controllerError, keyError, systemError } from '../errors.js';
-import { verifyOperatorToken } from './jwt.js';
+import { authenticateOperator } from './jwt.js';
 import { safeEqual, sha256Hex } from './passwords.js';
 
 export const AUTH_MESSAGES = {
@@ -107,7 +107,7 @@ export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: stri
     const header = ctx.get('authorization');
     const bearer = bearerToken(ctx);
     if (bearer) {
-      const op = await verifyOperatorToken(bearer, jwtSecret);
+      const op = await authenticateOperator(em(), bearer, jwtSecret);
       if (!op) throw controllerError(401, AUTH_MESSAGES.basicInvalid);
       ctx.state.operator = op;
     } else {
@@ -124,10 +124,10 @@ export const OPERATOR_LOGIN_REQUIRED = 'Inicie sesión como operador para ver es
  * login. Without a valid one, a browser (Accept: text/html) is sent to
  * `loginPath`; any other client gets 401 JSON.
  */
-export function operatorAuth(jwtSecret: string, loginPath: string) {
+export function operatorAuth(em: EmProvider, jwtSecret: string, loginPath: string) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const token = bearerToken(ctx) ?? ctx.cookies.get(OPERATOR_COOKIE);
-    const op = token ? await verifyOperatorToken(token, jwtSecret) : null;
+    const op = token ? await authenticateOperator(em(), token, jwtSecret) : null;
     if (!op) {
       if (ctx.accepts('json', 'html') === 'html') return ctx.redirect(loginPath);
       throw new HttpError(401, { status: false, msg: OPERATOR_LOGIN_REQUIRED });

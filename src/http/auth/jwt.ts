@@ -1,5 +1,6 @@
 import { SignJWT, jwtVerify } from 'jose';
-import type { OperatorUser } from '../../db/entities/index.js';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OperatorUser } from '../../db/entities/index.js';
 
 export type OperatorClaims = Pick<OperatorUser, 'id' | 'username' | 'role'>;
 
@@ -31,4 +32,16 @@ export async function verifyOperatorToken(token: string, secret: string): Promis
   } catch {
     return null;
   }
+}
+
+/**
+ * The operator a token speaks for, provided that operator still exists under
+ * that name (deleting or renaming an operator revokes its tokens); its role is
+ * the stored one. Null otherwise.
+ */
+export async function authenticateOperator(em: EntityManager, token: string, secret: string): Promise<OperatorClaims | null> {
+  const claims = await verifyOperatorToken(token, secret);
+  if (!claims) return null;
+  const op = await em.findOne(OperatorUser, { id: claims.id, username: claims.username }, { fields: ['id', 'username', 'role'] });
+  return op ? { id: op.id, username: op.username, role: op.role } : null;
 }

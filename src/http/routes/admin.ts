@@ -20,7 +20,7 @@ export function mountAdmin(app: Koa<AppState>, rt: Runtime): void {
     queues: rt.queues.all().map((q) => new BullMQAdapter(q)),
     serverAdapter,
   });
-  const guard = operatorAuth(rt.config.jwtSecret, ADMIN_LOGIN_PATH);
+  const guard = operatorAuth(() => rt.orm.em, rt.config.jwtSecret, ADMIN_LOGIN_PATH);
   app.use(async (ctx: AppContext, next: Next) => {
     if (ctx.path === BOARD_PATH || ctx.path.startsWith(`${BOARD_PATH}/`)) return guard(ctx, next);
     return next();

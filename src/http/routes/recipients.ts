@@ -9,7 +9,7 @@ import { controllerError } from '../errors.js';
 /** GET /admin/offers/:uuid/recipients (operators): who received the offer, when, and how each push went. */
 export function recipientRoutes(rt: Runtime): Router<AppState> {
   const router = new Router<AppState>();
-  router.get('/admin/offers/:uuid/recipients', operatorAuth(rt.config.jwtSecret, ADMIN_LOGIN_PATH), async (ctx) => {
+  router.get('/admin/offers/:uuid/recipients', operatorAuth(() => rt.orm.em, rt.config.jwtSecret, ADMIN_LOGIN_PATH), async (ctx) => {
     const view = await listRecipients(rt.orm.em, ctx.params.uuid);
     if (!view) throw controllerError(404, 'OFERTA NO ENCONTRADA');
     ctx.body = { status: true, msg: 'DESTINATARIOS DE LA OFERTA', data: view };
