@@ -79,6 +79,9 @@ describe('POST /add-address (D6)', () => {
       [{ uuid: offer.uuid, direccion: '  ', latitud: '', longitud: '' }, 'ES NECESARIO LA DIRECCIÓN O LAS COORDENADAS DE LA PARADA'],
       [{ uuid: offer.uuid, direccion: 'Calle que no existe 123' }, 'LA DIRECCIÓN DE LA PARADA NO FUE POSIBLE IDENTIFICARLA, POR FAVOR VERIFICA LOS DATOS'],
       [{ uuid: offer.uuid, latitud: 'x', longitud: -74 }, 'LAS COORDENADAS DE LA PARADA NO SON VÁLIDAS'],
+      // read as on POST /oferta and PUT /aceptacion: plain decimals only
+      [{ uuid: offer.uuid, latitud: '0x4', longitud: '-74' }, 'LAS COORDENADAS DE LA PARADA NO SON VÁLIDAS'],
+      [{ uuid: offer.uuid, latitud: '4e0', longitud: '-74' }, 'LAS COORDENADAS DE LA PARADA NO SON VÁLIDAS'],
       [{ latitud: 4.6, longitud: -74.1 }, "NO SE RECIBIÓ EL CAMPO 'uuid', REQUERIDO PARA AGREGAR LA DIRECCIÓN"],
       [{ uuid: offer.uuid, direccion: 42 }, "EL CAMPO 'direccion' NO ES VÁLIDO"],
     ];

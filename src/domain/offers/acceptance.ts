@@ -18,7 +18,7 @@ import type { Runtime } from '../../main/runtime.js';
 import { profileEndpoint } from '../../webhooks/deliveries.js';
 import { dispatchAcceptance } from './acceptanceNotification.js';
 import { announceTransition } from './announce.js';
-import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from './coordinates.js';
+import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../geo/coordinates.js';
 import { publishOfferEvent } from './events.js';
 import { UUID_PATTERN } from './input.js';
 import { responseView } from './responses.js';
