@@ -6,7 +6,9 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Audience } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';
-import { makeServiceType } from '../helpers/factories.js';
+import nock from 'nock';
+import { BOGOTA, makeServiceType } from '../helpers/factories.js';
+import { waitFor } from '../helpers/wait.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 import { connect, makeCrew, makeGenerator, wsUrl, type Crew, type Generator, type TestSocket } from '../helpers/sockets.js';
 
@@ -41,7 +43,7 @@ describe('real time: two API processes share events through Redis', function () 
   let thereTech: TestSocket;
 
   before(async () => {
-    app = await startApp();
+    app = await startApp({ workers: true });
     await resetDb(app.rt.orm);
     const em = app.rt.orm.em.fork();
     await makeServiceType(em);
@@ -83,6 +85,35 @@ describe('real time: two API processes share events through Redis', function () 
     await app.rt.events.publish(ofA(uuid), 'offer.closed', { uuid, result: 'no-response' });
     const closed = await thereTech.next('offer.closed', (f) => (f.data as { uuid: string }).uuid === uuid);
     expect(closed.data).to.deep.equal({ uuid, result: 'no-response' });
+  });
+
+  it('end to end: an offer posted here reaches a technician on the other process, who answers over its socket; the generator sees it live here', async () => {
+    const em = app.rt.orm.em.fork();
+    const gen = await makeGenerator(em, { endpoints: ['*'], urlApi: 'http://generator-rt.test', apiEndpoint: { respuesta: '/respuesta' } });
+    const acceptance = nock('http://generator-rt.test').put('/respuesta').reply(200, { ok: true });
+    const genSocket = await connect(wsUrl(app.url), { headers: gen.headers });
+    const uuid = randomUUID();
+    const posted = await app.client.post('api/v3/oferta', {
+      headers: gen.headers,
+      json: { uuid, tipoServicio: '1', latitudOrigen: BOGOTA.lat, longitudOrigen: BOGOTA.lng, fechaCita: '' },
+    });
+    expect(posted.statusCode).to.equal(200);
+    const ofUuid = (f: { data: unknown }) => (f.data as { uuid?: string }).uuid === uuid;
+
+    await thereTech.next('offer.new', ofUuid);
+    thereTech.send('offer.respond', { id: uuid, tiempoLlegadaSitio: 9 }, 'e2e');
+    const result = await thereTech.next('offer.respond.result', (f) => f.ref === 'e2e');
+    expect(result.data).to.deep.equal({
+      status: 200,
+      body: { status: true, data: 'RESPUESTA ACEPTADA, ESPERA POR FAVOR A QUE SE CONFIRME LA ASIGNACIÓN DEL SERVICIO' },
+    });
+
+    const live = await genSocket.next('offer.response', ofUuid);
+    expect((live.data as { response: { time: number; tech_names: string } }).response).to.include({ time: 9, tech_names: crew.technician.names });
+    const accepted = await genSocket.next('offer.accepted', ofUuid, 10000);
+    expect((accepted.data as { accepted: { time: number } }).accepted.time).to.equal(9);
+    await waitFor(() => acceptance.isDone(), 5000, 'the acceptance notification');
+    await genSocket.close();
   });
 
   it('SIGTERM on the other process closes its sockets with 1001 and exits 0; this process’s socket stays', async () => {
