@@ -6,6 +6,7 @@
  */
 import type { Runtime } from '../../main/runtime.js';
 import { enqueueStateNotification } from '../notifications/enqueue.js';
+import { publishOfferEvent } from './events.js';
 import type { TransitionResult } from './stateMachine.js';
 
 export interface OfferRef {
@@ -28,16 +29,7 @@ export async function afterCommit(rt: Runtime, step: string, context: Record<str
 
 export async function announceTransition(rt: Runtime, offer: OfferRef, result: TransitionResult): Promise<void> {
   for (const deliveryId of result.notificationIds) {
-    await enqueueStateNotification(rt, deliveryId).catch((err: unknown) =>
-      rt.log.warn({ err, uuid: offer.uuid, deliveryId }, 'state notification not enqueued; the sweeper will'),
-    );
+    await afterCommit(rt, 'enqueue state notification', { uuid: offer.uuid, deliveryId }, () => enqueueStateNotification(rt, deliveryId));
   }
-  await rt.events
-    .publish({ kind: 'offer', offerUuid: offer.uuid, apiUserId: offer.generatorId }, 'offer.state', {
-      uuid: offer.uuid,
-      estado: result.to,
-      anterior: result.from,
-      fecha: new Date().toISOString(),
-    })
-    .catch((err: unknown) => rt.log.warn({ err, uuid: offer.uuid }, 'offer.state event not published'));
+  await publishOfferEvent(rt, offer, 'offer.state', { estado: result.to, anterior: result.from, fecha: new Date().toISOString() });
 }

@@ -5,7 +5,7 @@
 import type { Runtime } from '../../main/runtime.js';
 import type { OfferRef } from './announce.js';
 
-export type OfferEvent = 'offer.response' | 'offer.accepted' | 'offer.closed' | 'offer.subscribe';
+export type OfferEvent = 'offer.response' | 'offer.accepted' | 'offer.state' | 'offer.closed' | 'offer.subscribe';
 
 export type ClosedResult = 'selected' | 'no-response' | 'withdrawn' | 'assigned-own';
 
