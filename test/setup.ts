@@ -24,6 +24,9 @@ process.env.LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 process.env.OFFER_RESPONSE_WINDOW_MS ??= '1500';
 process.env.WEBHOOK_TIMEOUT_MS ??= '2000';
 process.env.NOTIFICATION_BACKOFF_MS ??= '100';
+// No background sweeper: over the shared test database it would act on other suites' rows (re-enqueue
+// their jobs on this suite's queues). Tests run sweeps explicitly; a suite that tests the schedule sets it.
+process.env.SWEEP_INTERVAL_MS ??= '0';
 // Every test file logs in from 127.0.0.1 on the same Redis prefix: the login limit's own tests set it back to 5.
 process.env.LOGIN_RATE_LIMIT ??= '1000';
 resetConfig();

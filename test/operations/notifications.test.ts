@@ -58,7 +58,7 @@ describe('state notifications (D12)', () => {
   let loser: Provider;
 
   before(async () => {
-    const suite = await startOps({ workers: true, env: { NOTIFICATION_ATTEMPTS: '4' }, provider: { name: 'Grúas Norte' } });
+    const suite = await startOps({ workers: true, env: { NOTIFICATION_ATTEMPTS: '4', SWEEP_INTERVAL_MS: '30000' }, provider: { name: 'Grúas Norte' } });
     ({ app, gen, prov } = suite);
     loser = await makeProvider(suite.em, { name: 'Grúas Sur', novedad: '/sur/novedad' });
   });
