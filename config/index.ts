@@ -22,6 +22,10 @@ export interface Config {
   webhookTimeoutMs: number;
   loginRateLimit: number;
   loginRateWindowS: number;
+  /** failed authentications (Basic, API key) per client IP / per username or key in the window, then 429 (D19) */
+  authFailLimitIp: number;
+  authFailLimitId: number;
+  authFailWindowS: number;
   jwtSecret: string;
   jwtExpiresIn: string;
   integritySecret: string;
@@ -101,6 +105,9 @@ const VARS: Record<string, VarSpec> = {
   WEBHOOK_TIMEOUT_MS: { key: 'webhookTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
   LOGIN_RATE_LIMIT: { key: 'loginRateLimit', type: 'integer', default: 5, minimum: 1 },
   LOGIN_RATE_WINDOW_S: { key: 'loginRateWindowS', type: 'integer', default: 900, minimum: 1 },
+  AUTH_FAIL_LIMIT_IP: { key: 'authFailLimitIp', type: 'integer', default: 100, minimum: 1 },
+  AUTH_FAIL_LIMIT_ID: { key: 'authFailLimitId', type: 'integer', default: 10, minimum: 1 },
+  AUTH_FAIL_WINDOW_S: { key: 'authFailWindowS', type: 'integer', default: 900, minimum: 1 },
   JWT_SECRET: { key: 'jwtSecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true, secret: true, pattern: '^.{32,}$' },
   JWT_EXPIRES_IN: { key: 'jwtExpiresIn', type: 'string', default: '8h', pattern: '^[0-9]+[smhd]$' },
   INTEGRITY_SECRET: { key: 'integritySecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true, secret: true, pattern: '^.{32,}$' },
