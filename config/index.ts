@@ -4,6 +4,7 @@
  * (see ../../shared/contracts/provisioning.md for the defaults).
  */
 import { Ajv } from 'ajv';
+import { targetPolicy } from '../src/webhooks/targets.js';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 
@@ -20,6 +21,10 @@ export interface Config {
   /** longest a SIGTERM drain may take before the process gives up and exits 1 */
   shutdownTimeoutMs: number;
   webhookTimeoutMs: number;
+  /** tenants' URLs may name private, loopback or link-local addresses (default: outside production only) */
+  outboundAllowPrivate: boolean;
+  /** host names and CIDRs tenants' URLs may reach whatever their range (OUTBOUND_ALLOW_HOSTS, comma-separated) */
+  outboundAllowHosts: string[];
   loginRateLimit: number;
   loginRateWindowS: number;
   /** failed authentications (Basic, API key) per client IP / per username or key in the window, then 429 (D19) */
@@ -103,6 +108,8 @@ const VARS: Record<string, VarSpec> = {
   REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', type: 'integer', default: 60000, minimum: 1 },
   SHUTDOWN_TIMEOUT_MS: { key: 'shutdownTimeoutMs', type: 'integer', default: 30000, minimum: 1 },
   WEBHOOK_TIMEOUT_MS: { key: 'webhookTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
+  OUTBOUND_ALLOW_PRIVATE: { key: 'outboundAllowPrivate', type: 'boolean', default: null },
+  OUTBOUND_ALLOW_HOSTS: { key: 'outboundAllowHosts', type: 'string', default: '' },
   LOGIN_RATE_LIMIT: { key: 'loginRateLimit', type: 'integer', default: 5, minimum: 1 },
   LOGIN_RATE_WINDOW_S: { key: 'loginRateWindowS', type: 'integer', default: 900, minimum: 1 },
   AUTH_FAIL_LIMIT_IP: { key: 'authFailLimitIp', type: 'integer', default: 100, minimum: 1 },
@@ -183,6 +190,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       continue;
     }
     out[spec.key] = holder.v;
+  }
+  out.outboundAllowPrivate ??= nodeEnv !== 'production';
+  out.outboundAllowHosts = String(out.outboundAllowHosts ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  try {
+    targetPolicy({ allowPrivate: false, allowHosts: out.outboundAllowHosts as string[] });
+  } catch (err) {
+    problems.push(`OUTBOUND_ALLOW_HOSTS is invalid: ${(err as Error).message}`);
   }
   if (out.geocoder === 'google' && !out.googleGeocodingKey) {
     problems.push('GOOGLE_GEOCODING_KEY is required when GEOCODER is google');
