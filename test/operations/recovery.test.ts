@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Offer, OfferRecipient, WebhookDelivery } from '../../src/db/entities/index.js';
 import { planAcceptanceNotification } from '../../src/domain/offers/acceptanceNotification.js';
 import { notifyJobId } from '../../src/domain/notifications/enqueue.js';
-import { SWEEP_LIMIT, sweepOutbox } from '../../src/domain/outbox/sweep.js';
+import { SWEEP_LIMIT, SWEEP_SCAN_PAGES, sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
 import { ABANDONED_ERROR } from '../../src/domain/offers/acceptanceNotification.js';
 import type { TestApp } from '../helpers/harness.js';
@@ -119,9 +119,7 @@ describe('outbox sweeper: lost acceptance and distribution jobs', () => {
   });
 
   it('is not starved: with more stale rows than a batch whose oldest hold live delayed jobs, the others are recovered in one sweep', async () => {
-    const received = generatorEndpoints();
     const estado: string[] = [];
-    nock.cleanAll();
     nock(GENERATOR_URL)
       .persist()
       .put('/estado')
@@ -159,10 +157,47 @@ describe('outbox sweeper: lost acceptance and distribution jobs', () => {
     await waitFor(() => estado.length === 3, 8000, 'the three lost notifications');
     expect([...estado].sort()).to.deep.equal(['lost-0', 'lost-1', 'lost-2']);
     expect(await queue.getJobState(notifyJobId(waiting[0].id))).to.equal('delayed');
-    expect(received.size).to.equal(0);
 
     await Promise.all(waiting.map((d) => queue.remove(notifyJobId(d.id))));
     await fork().nativeUpdate(WebhookDelivery, { id: { $in: waiting.map((d) => d.id) } }, { state: 'failed' });
+    await fork().nativeUpdate(Offer, { uuid: offer.uuid }, { state: 'FINALIZADA' });
+  });
+
+  it('reaches every row: past more live rows than one sweep reads, the next sweep goes on from where it stopped', async function () {
+    this.timeout(60000);
+    const estado: string[] = [];
+    nock(GENERATOR_URL)
+      .persist()
+      .put('/estado')
+      .reply(200, (_uri, body) => {
+        estado.push(String((body as { detalle: unknown }).detalle));
+        return 'ok';
+      });
+    const em = fork();
+    const offer = await offerIn(em, gen, 'EN_CAMINO', prov);
+    const conn = em.getConnection();
+    const insert = (n: number, path: string, agoMs: number, label: string) =>
+      conn.execute<Array<{ id: string }>>(
+        `insert into webhook_delivery (id, offer_uuid, kind, event_id, url, method, request_headers, request_body, receiver_id, state, attempts, created_at)
+         select gen_random_uuid(), ?, 'state', gen_random_uuid()::text, ?, 'PUT', '{"content-type": "application/json"}'::jsonb,
+                jsonb_build_object('id', ?::text, 'estado', 'EN_CAMINO', 'detalle', ? || i), ?, 'pending', 0,
+                now() - make_interval(secs => (? - i) / 1000.0)
+           from generate_series(1, ?) as i
+         returning id`,
+        [offer.uuid, `${GENERATOR_URL}${path}`, offer.uuid, label, gen.user.id, agoMs, n],
+      );
+    const waiting = await insert(SWEEP_SCAN_PAGES * SWEEP_LIMIT + 50, '/slow', 900_000, 'waiting-');
+    const lost = await insert(2, '/estado', 120_000, 'lost-');
+    const queue = app.rt.queues.get('state-notification');
+    await queue.addBulk(waiting.map(({ id }) => ({ name: 'notify', data: { deliveryId: id }, opts: { jobId: notifyJobId(id), delay: 3_600_000 } })));
+
+    expect(await sweepOutbox(app.rt)).to.include({ notifications: 0 });
+    expect(await sweepOutbox(app.rt)).to.include({ notifications: lost.length });
+    await waitFor(() => estado.length === 2, 8000, 'the two lost notifications');
+    expect([...estado].sort()).to.deep.equal(['lost-1', 'lost-2']);
+
+    await Promise.all(waiting.map(({ id }) => queue.remove(notifyJobId(id))));
+    await fork().nativeUpdate(WebhookDelivery, { offer: offer.uuid, state: 'pending' }, { state: 'failed' });
     await fork().nativeUpdate(Offer, { uuid: offer.uuid }, { state: 'FINALIZADA' });
   });
 
