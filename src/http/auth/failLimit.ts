@@ -103,8 +103,11 @@ export function authFailLimit({ config, redis, log }: Deps): AuthFailLimit {
           const ipFails = Number(ipRes?.[1] ?? 0);
           const idFails = Number(idRes?.[1] ?? 0);
           const trusted = okRes?.[1] === 1;
-          if (ipFails >= byIp.points) throw await tooMany(scheme, byIp, ip);
-          if (idFails >= byId.points && !trusted) throw await tooMany(scheme, byId, id);
+          if (ipFails >= byIp.points || (idFails >= byId.points && !trusted)) {
+            const byClient = ipFails >= byIp.points;
+            log.warn({ ip, scheme, limit: byClient ? 'ip' : 'identity' }, 'authentication refused: too many failures');
+            throw byClient ? await tooMany(scheme, byIp, ip) : await tooMany(scheme, byId, id);
+          }
           return {
             async failed() {
               const [a, b] = await Promise.all([byIp.penalty(ip, 1), byId.penalty(id, 1)]);
