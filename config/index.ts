@@ -4,6 +4,7 @@
  * (see ../../shared/contracts/provisioning.md for the defaults).
  */
 import { Ajv } from 'ajv';
+import { targetPolicy } from '../src/webhooks/targets.js';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 
@@ -20,8 +21,16 @@ export interface Config {
   /** longest a SIGTERM drain may take before the process gives up and exits 1 */
   shutdownTimeoutMs: number;
   webhookTimeoutMs: number;
+  /** tenants' URLs may name private, loopback or link-local addresses (default: outside production only) */
+  outboundAllowPrivate: boolean;
+  /** host names and CIDRs tenants' URLs may reach whatever their range (OUTBOUND_ALLOW_HOSTS, comma-separated) */
+  outboundAllowHosts: string[];
   loginRateLimit: number;
   loginRateWindowS: number;
+  /** failed authentications (Basic, API key) per client IP / per username or key in the window, then 429 (D19) */
+  authFailLimitIp: number;
+  authFailLimitId: number;
+  authFailWindowS: number;
   jwtSecret: string;
   jwtExpiresIn: string;
   integritySecret: string;
@@ -99,8 +108,13 @@ const VARS: Record<string, VarSpec> = {
   REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', type: 'integer', default: 60000, minimum: 1 },
   SHUTDOWN_TIMEOUT_MS: { key: 'shutdownTimeoutMs', type: 'integer', default: 30000, minimum: 1 },
   WEBHOOK_TIMEOUT_MS: { key: 'webhookTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
+  OUTBOUND_ALLOW_PRIVATE: { key: 'outboundAllowPrivate', type: 'boolean', default: null },
+  OUTBOUND_ALLOW_HOSTS: { key: 'outboundAllowHosts', type: 'string', default: '' },
   LOGIN_RATE_LIMIT: { key: 'loginRateLimit', type: 'integer', default: 5, minimum: 1 },
   LOGIN_RATE_WINDOW_S: { key: 'loginRateWindowS', type: 'integer', default: 900, minimum: 1 },
+  AUTH_FAIL_LIMIT_IP: { key: 'authFailLimitIp', type: 'integer', default: 100, minimum: 1 },
+  AUTH_FAIL_LIMIT_ID: { key: 'authFailLimitId', type: 'integer', default: 10, minimum: 1 },
+  AUTH_FAIL_WINDOW_S: { key: 'authFailWindowS', type: 'integer', default: 900, minimum: 1 },
   JWT_SECRET: { key: 'jwtSecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true, secret: true, pattern: '^.{32,}$' },
   JWT_EXPIRES_IN: { key: 'jwtExpiresIn', type: 'string', default: '8h', pattern: '^[0-9]+[smhd]$' },
   INTEGRITY_SECRET: { key: 'integritySecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true, secret: true, pattern: '^.{32,}$' },
@@ -176,6 +190,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       continue;
     }
     out[spec.key] = holder.v;
+  }
+  out.outboundAllowPrivate ??= nodeEnv !== 'production';
+  out.outboundAllowHosts = String(out.outboundAllowHosts ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  try {
+    targetPolicy({ allowPrivate: false, allowHosts: out.outboundAllowHosts as string[] });
+  } catch (err) {
+    problems.push(`OUTBOUND_ALLOW_HOSTS is invalid: ${(err as Error).message}`);
   }
   if (out.geocoder === 'google' && !out.googleGeocodingKey) {
     problems.push('GOOGLE_GEOCODING_KEY is required when GEOCODER is google');

@@ -29,6 +29,10 @@ process.env.NOTIFICATION_BACKOFF_MS ??= '100';
 process.env.SWEEP_INTERVAL_MS ??= '0';
 // Every test file logs in from 127.0.0.1 on the same Redis prefix: the login limit's own tests set it back to 5.
 process.env.LOGIN_RATE_LIMIT ??= '1000';
+// Likewise every failed Basic or key authentication counts against 127.0.0.1 and a few shared wrong usernames
+// and keys, over the whole run: the limit's own tests set both low.
+process.env.AUTH_FAIL_LIMIT_IP ??= '100000';
+process.env.AUTH_FAIL_LIMIT_ID ??= '100000';
 resetConfig();
 
 export async function mochaGlobalSetup(): Promise<void> {

@@ -9,6 +9,7 @@ import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../main/runtime.js';
 import type { AppState } from './context.js';
+import { authFailLimit } from './auth/failLimit.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
 import { API_PREFIX, notFound, versionRedirect } from './middleware/routing.js';
@@ -23,6 +24,7 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 export function createApp(rt: Runtime): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: rt.config.trustProxy });
   app.silent = true;
+  app.context.authFailures = authFailLimit(rt);
 
   app.use(async (ctx, next) => {
     const given = ctx.get('x-request-id');

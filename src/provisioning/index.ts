@@ -8,17 +8,20 @@ import { readFile } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { applyDocument } from './apply.js';
 import type { ProvisionDocument, ProvisionSummary } from './document.js';
+import { config } from '../../config/index.js';
+import { configTargets, type TargetPolicy } from '../webhooks/targets.js';
 import { checkReferences, checkSchema } from './validate.js';
 
 export type ProvisionResult =
   | { ok: true; doc: ProvisionDocument; summary: ProvisionSummary }
   | { ok: false; problems: string[] };
 
-export async function provision(em: EntityManager, input: unknown): Promise<ProvisionResult> {
+/** `targets`: where tenants' URLs may point (the process's configuration by default). */
+export async function provision(em: EntityManager, input: unknown, targets: TargetPolicy = configTargets(config())): Promise<ProvisionResult> {
   const checked = checkSchema(input);
   if (!checked.ok) return checked;
   const { doc } = checked;
-  const problems = await checkReferences(em.fork(), doc);
+  const problems = await checkReferences(em.fork(), doc, targets);
   if (problems.length) return { ok: false, problems };
   const summary = await em.fork().transactional((tx) => applyDocument(tx, doc));
   return { ok: true, doc, summary };

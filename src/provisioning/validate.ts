@@ -10,6 +10,7 @@ import addFormatsModule from 'ajv-formats';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser, BusinessLine, Central, ServiceType } from '../db/entities/index.js';
 import { addressKey } from '../geocoding/index.js';
+import { refusedUrl, type TargetPolicy } from '../webhooks/targets.js';
 import { SCHEMA_PATH, SECTIONS, type ProvisionDocument, type Section } from './document.js';
 
 export type SchemaCheck = { ok: true; doc: ProvisionDocument } | { ok: false; problems: string[] };
@@ -90,8 +91,8 @@ async function coverageProblem(em: EntityManager, coverage: { type: string; coor
   }
 }
 
-/** Problems the schema cannot express; the database is only read. */
-export async function checkReferences(em: EntityManager, doc: ProvisionDocument): Promise<string[]> {
+/** Problems the schema cannot express; the database is only read. `targets`: where tenants' URLs may point. */
+export async function checkReferences(em: EntityManager, doc: ProvisionDocument, targets?: TargetPolicy): Promise<string[]> {
   const problems = [
     ...duplicates('businessLines', 'code', doc.businessLines, (l) => l.code),
     ...duplicates('serviceTypes', 'id', doc.serviceTypes, (t) => t.id),
@@ -102,6 +103,10 @@ export async function checkReferences(em: EntityManager, doc: ProvisionDocument)
     ...duplicates('operators', 'username', doc.operators, (o) => o.username),
     ...duplicates('gazetteer', 'address', doc.gazetteer, (g) => addressKey(g.address) || undefined),
   ];
+  doc.apiUsers?.forEach((u, i) => {
+    const why = targets && u.urlApi ? refusedUrl(targets, u.urlApi) : null;
+    if (why) problems.push(`/apiUsers/${i}/urlApi: refused as an outbound target (${why}); see OUTBOUND_ALLOW_PRIVATE and OUTBOUND_ALLOW_HOSTS`);
+  });
   doc.gazetteer?.forEach((g, i) => {
     if (!addressKey(g.address)) problems.push(`/gazetteer/${i}/address: has no letters or digits to look it up by`);
   });

@@ -6,11 +6,13 @@
  *   `x-dni-tecnico`, a technician of a central that key's user owns;
  * - an operator: `Authorization: Bearer <JWT>`, or `?token=<JWT>` because
  *   browsers cannot set headers on a WebSocket.
- * Failures throw the HttpError the HTTP API would answer (401 or 403).
+ * Failures throw the HttpError the HTTP API would answer (401 or 403, or the
+ * failure limit's 429 when `guard` is given).
  */
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../http/auth/index.js';
+import type { AuthGuard } from '../http/auth/failLimit.js';
 import { authenticateOperator } from '../http/auth/jwt.js';
 import { keyError, systemError } from '../http/errors.js';
 
@@ -34,7 +36,13 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return (Array.isArray(v) ? v[0] : v) || undefined;
 }
 
-export async function authenticateUpgrade(em: EntityManager, req: IncomingMessage, url: URL, jwtSecret: string): Promise<Identity> {
+export async function authenticateUpgrade(
+  em: EntityManager,
+  req: IncomingMessage,
+  url: URL,
+  jwtSecret: string,
+  guard?: AuthGuard,
+): Promise<Identity> {
   const authorization = header(req, 'authorization');
   const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   const token = bearer ?? url.searchParams.get('token') ?? undefined;
@@ -46,7 +54,7 @@ export async function authenticateUpgrade(em: EntityManager, req: IncomingMessag
 
   const apiKey = header(req, 'x-apikey');
   if (apiKey && !authorization) {
-    const user = await authenticateApiKey(em, apiKey, SOCKET_ENDPOINTS.technician);
+    const user = await authenticateApiKey(em, apiKey, SOCKET_ENDPOINTS.technician, guard);
     const dni = header(req, 'x-dni-tecnico');
     if (!dni) throw keyError(401, SOCKET_AUTH_MESSAGES.dniMissing);
     // One indexed join instead of an entity load: reconnect storms make this the upgrade's hot path.
@@ -61,6 +69,6 @@ export async function authenticateUpgrade(em: EntityManager, req: IncomingMessag
     return { kind: 'technician', apiUserId: user.id, technicianId: tech.id, dniTecnico: tech.dni, nit: tech.nit };
   }
 
-  const user = await authenticateBasic(em, authorization, SOCKET_ENDPOINTS.generator);
+  const user = await authenticateBasic(em, authorization, SOCKET_ENDPOINTS.generator, guard);
   return { kind: 'generator', apiUserId: user.id, username: user.username };
 }

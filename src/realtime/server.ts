@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { authFailLimit } from '../http/auth/failLimit.js';
 import { HttpError, MESSAGES, systemBody } from '../http/errors.js';
 import { routeNotFoundBody } from '../http/middleware/routing.js';
 import type { Runtime } from '../main/runtime.js';
@@ -39,17 +40,27 @@ export interface RealtimeServer {
 }
 
 /** Answers an upgrade request with a plain HTTP error and closes the socket. */
-function refuse(socket: Duplex, status: number, body: unknown): void {
+function refuse(socket: Duplex, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (!socket.writable) return void socket.destroy();
   const text = JSON.stringify(body);
   socket.once('finish', () => socket.destroy());
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
+      Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('') +
       `Content-Length: ${Buffer.byteLength(text)}\r\n` +
       'Connection: close\r\n\r\n' +
       text,
   );
+}
+
+/** The client IP as Koa's `ctx.ip` gives it: the first X-Forwarded-For entry behind a trusted proxy, else the socket's. */
+function clientIp(req: IncomingMessage, trustProxy: boolean): string {
+  const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
+  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
+  return first || req.socket.remoteAddress || '';
 }
 
 /** Resolves when `p` settles or after `ms`, whichever comes first. */
@@ -66,6 +77,7 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
   const hub = new Hub(cfg.wsMaxBufferBytes, log);
   const wss = new WebSocketServer({ noServer: true, maxPayload: cfg.wsMaxMessageBytes, perMessageDeflate: false, clientTracking: false });
   const running = new Set<Promise<void>>();
+  const authFailures = authFailLimit(rt);
   let closing = false;
 
   const bus = await subscribeBus(rt.redis, cfg.queuePrefix, log, (msg) => hub.route(msg));
@@ -105,14 +117,14 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!SOCKET_PATHS.has(url.pathname)) return refuse(socket, 404, routeNotFoundBody(req.method ?? 'GET', url.pathname));
     if (closing) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
-    authenticateUpgrade(rt.orm.em.fork(), req, url, cfg.jwtSecret).then(
+    authenticateUpgrade(rt.orm.em.fork(), req, url, cfg.jwtSecret, authFailures.forClient(clientIp(req, cfg.trustProxy))).then(
       (identity) => {
         if (closing || socket.destroyed) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
         socket.off('error', onSocketError); // ws handles the socket's errors from here
         wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, identity, url.pathname));
       },
       (err: unknown) => {
-        if (err instanceof HttpError) return refuse(socket, err.status, err.body);
+        if (err instanceof HttpError) return refuse(socket, err.status, err.body, err.headers);
         const body = systemBody(MESSAGES.internal);
         log.error({ err, errorId: body.errorId }, 'socket authentication failed');
         refuse(socket, 500, body);

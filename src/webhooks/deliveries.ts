@@ -10,7 +10,12 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { WebhookDelivery, type ApiEndpointMap, type ApiUser, type DeliveryKind, type Offer } from '../db/entities/index.js';
+import type { Config } from '../../config/index.js';
 import { sendWebhook, type WebhookOutcome } from './send.js';
+import { configTargets } from './targets.js';
+
+/** What a send needs of the configuration: its timeout and where it may go. */
+export type SendConfig = Pick<Config, 'webhookTimeoutMs' | 'outboundAllowPrivate' | 'outboundAllowHosts'>;
 
 /** How much of a reply body (or of an error) is stored on the row. */
 export const REPLY_STORED_CHARS = 2048;
@@ -109,10 +114,14 @@ export interface Attempt {
 export async function attemptDelivery(
   em: EntityManager,
   d: ClaimedDelivery,
-  timeoutMs: number,
+  cfg: SendConfig,
   judge: (outcome: WebhookOutcome) => Verdict,
 ): Promise<Attempt> {
-  const outcome = await sendWebhook({ method: d.method, url: d.url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret }, timeoutMs);
+  const outcome = await sendWebhook(
+    { method: d.method, url: d.url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret },
+    cfg.webhookTimeoutMs,
+    configTargets(cfg),
+  );
   const verdict = judge(outcome);
   const error = outcome.error ?? (verdict === 'ok' ? null : `HTTP ${outcome.statusCode}`);
   const rows = await em.getConnection().execute<Array<{ next: string | null }>>(

@@ -9,6 +9,8 @@
 import got, { RequestError, type Method, type Response } from 'got';
 import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
+import { config } from '../../config/index.js';
+import { configTargets, guardedLookup, refusedUrl, type TargetPolicy } from './targets.js';
 
 /** How much of a reply is kept in memory (a late acceptance relays it, D4c); a row stores less (REPLY_STORED_CHARS). */
 /** At most this much of a reply is read; the rest is never buffered (a peer cannot grow our memory). */
@@ -77,14 +79,28 @@ function webhookHeaders(req: WebhookRequest, rawBody: string): Record<string, st
   return headers;
 }
 
-export async function sendWebhook(req: WebhookRequest, timeoutMs: number): Promise<WebhookOutcome> {
+/**
+ * Sends one request. `targets` decides which addresses may be reached (the
+ * process's configuration by default): a refused URL or a host that resolves
+ * only to refused addresses sends nothing and comes back as an error.
+ */
+export async function sendWebhook(
+  req: WebhookRequest,
+  timeoutMs: number,
+  targets: TargetPolicy = configTargets(config()),
+): Promise<WebhookOutcome> {
   const rawBody = JSON.stringify(req.body);
   const headers = webhookHeaders(req, rawBody);
   const sentHeaders = headers['x-apikey'] ? { ...headers, 'x-apikey': '(redacted)' } : headers;
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
+  const refused = refusedUrl(targets, req.url);
+  if (refused) {
+    return { ok: false, statusCode: null, latencyMs: 0, replyBody: null, retryAfterMs: null, error: `refused target: ${refused}`, sentHeaders };
+  }
   try {
     const stream = got.stream(req.url, {
+      dnsLookup: guardedLookup(targets),
       method: (req.method ?? 'PUT') as Method,
       body: rawBody,
       headers,

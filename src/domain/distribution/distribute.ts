@@ -10,7 +10,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, OfferRecipient, type Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
-import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint } from '../../webhooks/deliveries.js';
+import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint, type SendConfig } from '../../webhooks/deliveries.js';
 import { lockOffer } from '../offers/stateMachine.js';
 import { findCandidates } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
@@ -41,7 +41,7 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     return null;
   }
   const published = await publishToTechnicians(rt, em, offer);
-  const pushes = await pushToCentrals(em, offerUuid, rt.config.webhookTimeoutMs);
+  const pushes = await pushToCentrals(em, offerUuid, rt.config);
   const [centrals, technicians] = await Promise.all([
     em.count(OfferRecipient, { offer: offerUuid, kind: 'central' }),
     em.count(OfferRecipient, { offer: offerUuid, kind: 'technician' }),
@@ -100,9 +100,9 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
  * real time); any 2xx is ok. One failing never stops the others. Returns
  * whether each was delivered.
  */
-async function pushToCentrals(em: EntityManager, offerUuid: string, timeoutMs: number): Promise<boolean[]> {
+async function pushToCentrals(em: EntityManager, offerUuid: string, cfg: SendConfig): Promise<boolean[]> {
   const claimed = await claimDeliveries(em, `d.offer_uuid = ? and d.kind = 'offer-push' and d.state = 'pending'`, [offerUuid]);
-  const sent = await Promise.all(claimed.map((d) => attemptDelivery(em, d, timeoutMs, (o) => (o.ok ? 'ok' : 'failed'))));
+  const sent = await Promise.all(claimed.map((d) => attemptDelivery(em, d, cfg, (o) => (o.ok ? 'ok' : 'failed'))));
   return sent.map((a) => a.verdict === 'ok');
 }
 

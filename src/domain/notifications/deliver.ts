@@ -50,7 +50,7 @@ export async function deliverStateNotification(rt: Pick<Runtime, 'orm' | 'config
     return (await isUnfinished(em, deliveryId)) ? { kind: 'waiting', ms: rt.config.notificationBackoffMs } : { kind: 'skipped' };
   }
   const lastTry = d.attempts >= rt.config.notificationAttempts;
-  const sent = await attemptDelivery(em, d, rt.config.webhookTimeoutMs, (o) => (o.ok ? 'ok' : lastTry ? 'failed' : 'pending'));
+  const sent = await attemptDelivery(em, d, rt.config, (o) => (o.ok ? 'ok' : lastTry ? 'failed' : 'pending'));
   if (!sent.recorded) return { kind: 'skipped' };
   const reason = sent.error ?? 'no answer';
   if (sent.verdict === 'ok') return { kind: 'delivered', next: sent.next };

@@ -25,6 +25,7 @@ import { responseView } from './responses.js';
 import { announceSelection, selectResponse, type Selection } from './selection.js';
 import { lockOffer } from './stateMachine.js';
 import type { OfferState } from './states.js';
+import { relayableReply } from '../../webhooks/relay.js';
 
 export const ACCEPTANCE_MESSAGES = {
   recorded: 'RESPUESTA ACEPTADA, ESPERA POR FAVOR A QUE SE CONFIRME LA ASIGNACIÓN DEL SERVICIO',
@@ -175,16 +176,14 @@ async function decide(rt: Runtime, em: EntityManager, p: Parties, figures: Respo
   return { kind: 'recorded', response };
 }
 
-/** The generator's reply to a rejected forward, as the 400 body (D4c): JSON objects as they are, anything else wrapped. */
+/**
+ * The generator's reply to a rejected forward, as the 400 body (D4c): JSON
+ * objects as they are, anything else wrapped; bounded and cleaned (webhooks/relay.ts).
+ */
 function generatorReplyBody(replyBody: string | null): Record<string, unknown> {
   if (!replyBody) return { status: false, data: ACCEPTANCE_MESSAGES.generatorNoAnswer };
-  try {
-    const parsed: unknown = JSON.parse(replyBody);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    return { status: false, data: parsed };
-  } catch {
-    return { status: false, data: replyBody };
-  }
+  const relayed = relayableReply(replyBody);
+  return relayed.kind === 'object' ? relayed.value : { status: false, data: relayed.value };
 }
 
 /** D4c after its commit: the forward to the generator decides ACEPTADA or INACTIVA. */

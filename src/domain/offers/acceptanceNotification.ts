@@ -68,7 +68,7 @@ export async function dispatchAcceptance(rt: Runtime, deliveryId: string): Promi
     return null;
   }
   // spec 6.1: only a 200 accepts; one attempt, so anything else is final
-  const sent = await attemptDelivery(em, delivery, rt.config.webhookTimeoutMs, (o) => (o.statusCode === 200 ? 'ok' : 'failed'));
+  const sent = await attemptDelivery(em, delivery, rt.config, (o) => (o.statusCode === 200 ? 'ok' : 'failed'));
   const accepted = sent.recorded && sent.verdict === 'ok';
   if (!accepted) await rejectSelection(rt, em, deliveryId);
   return { ...sent.outcome, ok: accepted };

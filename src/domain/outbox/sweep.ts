@@ -1,16 +1,24 @@
 /**
  * The outbox sweeper: work that was committed but whose job was lost (the
  * process died between commit and enqueue, Redis was briefly away) is put
- * back on its queue. Each lookup is bounded and served by a partial index;
- * a job that still exists (waiting, delayed, active) is left alone, one that
- * finished while the row says otherwise is replaced (the row is the truth).
+ * back on its queue. Each lookup is read in pages (keyset order, served by a
+ * partial index); the jobs of a page are looked up together, a job that still
+ * exists (waiting, delayed, active) is left alone and the next page is read,
+ * so rows whose jobs wait (a receiver's `Retry-After: 3600`) never starve the
+ * others. A sweep reads at most SWEEP_SCAN_PAGES pages per lookup and, when
+ * it stops there, the next sweep goes on from that row (a cursor in Redis),
+ * so every row is reached. A job that finished while the row says otherwise
+ * is replaced (the row is the truth).
  * - state and novelty deliveries still pending (or stuck sending) a minute after creation;
  * - acceptance notifications (6.1) still pending a minute after creation, or
  *   sending for longer than the webhook timeout: the job's claim decides, so
  *   a pending one is still sent at most once, and a stuck one is settled as
  *   unanswered (D5) by the job that finds it;
- * - ABIERTA offers with no distribution record (no recipient, no push)
- *   DISTRIBUTION_SWEEP_AFTER_MS after creation (D8);
+ * - ABIERTA offers with no distribution record (no recipient, no push), or
+ *   whose distribution committed its recipients but did not finish sending
+ *   (a technician not notified, a push still pending: the job failed after
+ *   the commit), DISTRIBUTION_SWEEP_AFTER_MS after creation (D8); the re-run
+ *   records nothing new and sends only what is left;
  * - ABIERTA offers a minute past their deadline (evaluation, D2);
  * - SIN_RESPUESTA offers a minute past their expiry (EXPIRADA, D1).
  */
@@ -22,7 +30,10 @@ import { enqueueAcceptance } from '../offers/acceptanceNotification.js';
 export const SWEEP_AFTER_MS = 60_000;
 /** Shorter than the response window, so a lost distribution is usually repaired while responses are still taken. */
 export const DISTRIBUTION_SWEEP_AFTER_MS = 5_000;
+/** Rows read per page, and most jobs enqueued per lookup and sweep. */
 export const SWEEP_LIMIT = 200;
+/** Pages read per lookup and sweep; the next sweep continues from where this one stopped. */
+export const SWEEP_SCAN_PAGES = 10;
 
 export interface SweepResult {
   notifications: number;
@@ -34,84 +45,154 @@ export interface SweepResult {
 
 const AGO = `now() - make_interval(secs => ? / 1000.0)`;
 
+/**
+ * Each lookup returns `id` and its sort key `k` (as text: microseconds kept), after the keyset cursor
+ * (`k`, `id`) > (?, ?) (the `k >= ?` lets the partial index serve the range).
+ */
+const after = (k: string, id: string) => `${k} >= ?::timestamptz and (${k}, ${id}) > (?::timestamptz, ?::uuid)`;
+
 const STALE_NOTIFICATIONS = `
-  select id from webhook_delivery
+  select id, created_at::text as k from webhook_delivery
    where state in ('pending', 'sending') and kind in ('state', 'novedad') and created_at < ${AGO}
-   order by created_at limit ?`;
+     and ${after('created_at', 'id')}
+   order by created_at, id limit ?`;
 
 const STALE_ACCEPTANCES = `
-  select id from webhook_delivery
+  select id, created_at::text as k from webhook_delivery
    where state in ('pending', 'sending') and kind = 'acceptance' and created_at < ${AGO}
      and (state = 'pending' or sent_at < ${AGO})
-   order by created_at limit ?`;
+     and ${after('created_at', 'id')}
+   order by created_at, id limit ?`;
 
 const UNDISTRIBUTED = `
-  select o.uuid as id from offer o
+  select o.uuid as id, o.created_at::text as k from offer o
    where o.state = 'ABIERTA' and o.created_at < ${AGO}
-     and not exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid)
-     and not exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push')
-   order by o.created_at limit ?`;
+     and ${after('o.created_at', 'o.uuid')}
+     and (
+       (not exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid)
+        and not exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push'))
+       or exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician' and r.notified_at is null)
+       or exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending')
+     )
+   order by o.created_at, o.uuid limit ?`;
 
 const OVERDUE_EVALUATIONS = `
-  select uuid as id from offer where state = 'ABIERTA' and deadline_at < ${AGO} order by deadline_at limit ?`;
+  select uuid as id, deadline_at::text as k from offer where state = 'ABIERTA' and deadline_at < ${AGO}
+     and ${after('deadline_at', 'uuid')}
+   order by deadline_at, uuid limit ?`;
 
 const OVERDUE_EXPIRIES = `
-  select uuid as id from offer where state = 'SIN_RESPUESTA' and expires_at < ${AGO} order by expires_at limit ?`;
+  select uuid as id, expires_at::text as k from offer where state = 'SIN_RESPUESTA' and expires_at < ${AGO}
+     and ${after('expires_at', 'uuid')}
+   order by expires_at, uuid limit ?`;
 
-/** True when no live job has this id (absent, or finished and removed now). */
-async function needsJob(rt: Pick<Runtime, 'queues'>, queue: QueueName, id: string): Promise<boolean> {
-  const job = await rt.queues.get(queue).getJob(id);
-  if (!job) return true;
-  const state = await job.getState();
-  if (state !== 'completed' && state !== 'failed') return false;
-  await job.remove();
-  return true;
+const START: Cursor = { k: '-infinity', id: '00000000-0000-0000-0000-000000000000' };
+
+interface Cursor {
+  k: string;
+  id: string;
+}
+
+const LIVE = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
+
+/**
+ * The job ids of `ids` that no live job holds (absent, or finished: removed
+ * now). The states are asked all at once, so the commands share round trips.
+ */
+async function withoutLiveJob(rt: Pick<Runtime, 'queues'>, queue: QueueName, ids: string[]): Promise<Set<string>> {
+  const q = rt.queues.get(queue);
+  const states = await Promise.all(ids.map((id) => q.getJobState(id)));
+  const finished = ids.filter((_, i) => states[i] === 'completed' || states[i] === 'failed');
+  await Promise.all(finished.map((id) => q.remove(id)));
+  return new Set(ids.filter((_, i) => !LIVE.has(states[i])));
 }
 
 interface Lost {
+  /** names the lookup's cursor */
+  name: string;
+  sql: string;
+  params: number[];
   queue: QueueName;
   /** the deterministic id of the job a row should have */
   jobIdOf: (rowId: string) => string;
   enqueue: (rowId: string, jobId: string) => Promise<void>;
 }
 
-/** For each row the bounded lookup returns, enqueues its job again when no live job has that id; returns how many. */
-async function sweep(rt: Runtime, sql: string, params: number[], lost: Lost): Promise<number> {
-  const rows = await rt.orm.em.fork().execute<Array<{ id: string }>>(sql, [...params, SWEEP_LIMIT]);
+/**
+ * Reads the lookup's rows page by page from its cursor and enqueues the job
+ * of each row that has no live one, until SWEEP_LIMIT are enqueued, the rows
+ * run out (the cursor starts over) or SWEEP_SCAN_PAGES were read (the cursor
+ * is kept for the next sweep). Returns how many were enqueued.
+ */
+async function sweep(rt: Runtime, lost: Lost): Promise<number> {
+  const cursorKey = `${rt.config.queuePrefix}-sweep-cursor:${lost.name}`;
+  const saved = await rt.redis.get(cursorKey);
+  let cursor: Cursor = saved ? (JSON.parse(saved) as Cursor) : START;
+  // Started midway: at the end, go round once more from the start.
+  let wrapped = !saved;
+  const em = rt.orm.em.fork();
   let n = 0;
-  for (const { id } of rows) {
-    const job = lost.jobIdOf(id);
-    if (!(await needsJob(rt, lost.queue, job))) continue;
-    await lost.enqueue(id, job);
-    n++;
+  for (let page = 0; page < SWEEP_SCAN_PAGES && n < SWEEP_LIMIT; page++) {
+    const rows = await em.execute<Array<{ id: string; k: string }>>(lost.sql, [...lost.params, cursor.k, cursor.k, cursor.id, SWEEP_LIMIT]);
+    const jobs = rows.map((r) => lost.jobIdOf(r.id));
+    const free = rows.length ? await withoutLiveJob(rt, lost.queue, jobs) : new Set<string>();
+    for (const [i, row] of rows.entries()) {
+      cursor = { k: row.k, id: row.id };
+      if (!free.has(jobs[i])) continue;
+      await lost.enqueue(row.id, jobs[i]);
+      if (++n >= SWEEP_LIMIT) break;
+    }
+    if (rows.length < SWEEP_LIMIT && n < SWEEP_LIMIT) {
+      if (wrapped) {
+        await rt.redis.del(cursorKey);
+        return n;
+      }
+      wrapped = true;
+      cursor = START;
+    }
   }
+  await rt.redis.set(cursorKey, JSON.stringify(cursor), 'EX', 24 * 3600);
   return n;
 }
 
 export async function sweepOutbox(rt: Runtime): Promise<SweepResult> {
-  const after = [SWEEP_AFTER_MS];
   return {
-    notifications: await sweep(rt, STALE_NOTIFICATIONS, after, {
+    notifications: await sweep(rt, {
+      name: 'notifications',
+      sql: STALE_NOTIFICATIONS,
+      params: [SWEEP_AFTER_MS],
       queue: 'state-notification',
       jobIdOf: notifyJobId,
       enqueue: (id) => enqueueStateNotification(rt, id),
     }),
-    acceptances: await sweep(rt, STALE_ACCEPTANCES, [SWEEP_AFTER_MS, rt.config.webhookTimeoutMs], {
+    acceptances: await sweep(rt, {
+      name: 'acceptances',
+      sql: STALE_ACCEPTANCES,
+      params: [SWEEP_AFTER_MS, rt.config.webhookTimeoutMs],
       queue: 'webhook-dispatch',
       jobIdOf: (id) => jobId('deliver', id),
       enqueue: (id) => enqueueAcceptance(rt, id),
     }),
-    distributions: await sweep(rt, UNDISTRIBUTED, [DISTRIBUTION_SWEEP_AFTER_MS], {
+    distributions: await sweep(rt, {
+      name: 'distributions',
+      sql: UNDISTRIBUTED,
+      params: [DISTRIBUTION_SWEEP_AFTER_MS],
       queue: 'offer-distribution',
       jobIdOf: (uuid) => jobId('distribute', uuid),
       enqueue: (offerUuid, id) => rt.queues.add('offer-distribution', 'distribute', { offerUuid }, { jobId: id }),
     }),
-    evaluations: await sweep(rt, OVERDUE_EVALUATIONS, after, {
+    evaluations: await sweep(rt, {
+      name: 'evaluations',
+      sql: OVERDUE_EVALUATIONS,
+      params: [SWEEP_AFTER_MS],
       queue: 'offer-evaluation',
       jobIdOf: (uuid) => jobId('evaluate', uuid),
       enqueue: (offerUuid, id) => rt.queues.add('offer-evaluation', 'evaluate', { offerUuid }, { jobId: id }),
     }),
-    expirations: await sweep(rt, OVERDUE_EXPIRIES, after, {
+    expirations: await sweep(rt, {
+      name: 'expirations',
+      sql: OVERDUE_EXPIRIES,
+      params: [SWEEP_AFTER_MS],
       queue: 'offer-evaluation',
       jobIdOf: (uuid) => jobId('expire', uuid),
       enqueue: (offerUuid, id) => rt.queues.add('offer-evaluation', 'expire', { offerUuid }, { jobId: id }),

@@ -6,7 +6,8 @@ import type { Next } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser } from '../../db/entities/index.js';
 import type { AppContext } from '../context.js';
-import { HttpError, controllerError, keyError, systemError } from '../errors.js';
+import { HttpError, controllerError, keyError, systemBody, systemError } from '../errors.js';
+import type { AuthGuard } from './failLimit.js';
 import { authenticateOperator } from './jwt.js';
 import { safeEqual, sha256Hex } from './passwords.js';
 
@@ -45,30 +46,51 @@ export function parseBasic(header: string | undefined): { username: string; pass
   return { username, password };
 }
 
-/** The API user whose Basic credentials these are; throws the spec's 401/403 otherwise. */
-export async function authenticateBasic(em: EntityManager, header: string | undefined, endpoint: string): Promise<ApiUser> {
+/**
+ * The API user whose Basic credentials these are; throws the spec's 401/403
+ * otherwise. With a `guard` (the client's failure limit, D19) a blocked
+ * client gets 429 and a wrong password is counted.
+ */
+export async function authenticateBasic(
+  em: EntityManager,
+  header: string | undefined,
+  endpoint: string,
+  guard?: AuthGuard,
+): Promise<ApiUser> {
   const creds = parseBasic(header);
   if (!creds) throw systemError(401, AUTH_MESSAGES.basicMissing);
+  const attempt = await guard?.begin('basic', creds.username);
   const user = await em.findOne(ApiUser, { username: creds.username });
   // Hash even when the user is unknown, so both cases take the same time.
   const digest = sha256Hex(creds.password);
   const ok = safeEqual(digest, user?.passwordSha256 ?? '0'.repeat(64));
-  if (!user || !ok) throw systemError(401, AUTH_MESSAGES.basicInvalid);
+  if (!user || !ok) throw new HttpError(401, systemBody(AUTH_MESSAGES.basicInvalid), await attempt?.failed());
+  attempt?.succeeded();
   if (user.status !== 'ACTIVO') throw systemError(403, AUTH_MESSAGES.basicInactive);
   if (!canUse(user, endpoint)) throw systemError(403, AUTH_MESSAGES.basicForbidden);
   return user;
 }
 
-/** The API user an x-apikey header belongs to; throws the spec's 401/403 otherwise (spec 5.2). */
-export async function authenticateApiKey(em: EntityManager, key: string | undefined, endpoint: string): Promise<ApiUser> {
+/** The API user an x-apikey header belongs to; throws the spec's 401/403 otherwise (spec 5.2); `guard` as for Basic. */
+export async function authenticateApiKey(
+  em: EntityManager,
+  key: string | undefined,
+  endpoint: string,
+  guard?: AuthGuard,
+): Promise<ApiUser> {
   if (!key) throw keyError(401, AUTH_MESSAGES.keyMissing);
+  const attempt = await guard?.begin('key', key);
   let users: ApiUser[];
   try {
     users = await em.find(ApiUser, { apiKey: key }, { limit: 2 });
   } catch {
     throw keyError(500, AUTH_MESSAGES.keyInternal);
   }
-  if (users.length !== 1) throw keyError(401, AUTH_MESSAGES.keyInvalid);
+  if (users.length !== 1) {
+    const err = keyError(401, AUTH_MESSAGES.keyInvalid);
+    throw new HttpError(401, err.body, await attempt?.failed());
+  }
+  attempt?.succeeded();
   const user = users[0];
   if (user.status !== 'ACTIVO') throw keyError(401, AUTH_MESSAGES.keyInactive);
   if (!canUse(user, endpoint)) {
@@ -82,7 +104,7 @@ type EmProvider = () => EntityManager;
 /** Koa middleware: HTTP Basic for `endpoint` (path without the version prefix). */
 export function basicAuth(em: EmProvider, endpoint: string) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    ctx.state.apiUser = await authenticateBasic(em(), ctx.get('authorization') || undefined, endpoint);
+    ctx.state.apiUser = await authenticateBasic(em(), ctx.get('authorization') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip));
     await next();
   };
 }
@@ -90,7 +112,7 @@ export function basicAuth(em: EmProvider, endpoint: string) {
 /** Koa middleware: x-apikey for `endpoint`. */
 export function apiKeyAuth(em: EmProvider, endpoint: string) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    ctx.state.apiUser = await authenticateApiKey(em(), ctx.get('x-apikey') || undefined, endpoint);
+    ctx.state.apiUser = await authenticateApiKey(em(), ctx.get('x-apikey') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip));
     await next();
   };
 }
@@ -111,7 +133,7 @@ export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: stri
       if (!op) throw controllerError(401, AUTH_MESSAGES.basicInvalid);
       ctx.state.operator = op;
     } else {
-      ctx.state.apiUser = await authenticateBasic(em(), header || undefined, endpoint);
+      ctx.state.apiUser = await authenticateBasic(em(), header || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip));
     }
     await next();
   };

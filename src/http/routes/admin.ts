@@ -1,3 +1,11 @@
+/**
+ * The operator pages (D15): the login form, and Bull Board at /admin/queues
+ * for logged-in operators only. Roles: an `operator` sees a read-only board
+ * (every queue in Bull Board's readOnlyMode, and any state-changing request
+ * refused 403 before it reaches the board); an `admin` gets the full board.
+ * Every page sends helmet's security headers; state-changing requests must be
+ * same-origin (middleware/pages.ts).
+ */
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
@@ -6,24 +14,54 @@ import type Koa from 'koa';
 import type { Runtime } from '../../main/runtime.js';
 import { operatorAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';
+import { pageHeaders, sameOriginOnly } from '../middleware/pages.js';
 import { ADMIN_LOGIN_PATH, adminLoginRoutes } from './adminLogin.js';
 
 export const BOARD_PATH = '/admin/queues';
+const ADMIN_PREFIX = '/admin/';
 
-/** The operator pages (D15): the login form, and Bull Board at /admin/queues for logged-in operators only. */
-export function mountAdmin(app: Koa<AppState>, rt: Runtime): void {
-  app.use(adminLoginRoutes(rt, BOARD_PATH).routes());
+export const ADMIN_MESSAGES = {
+  readOnly: 'Su rol de operador solo permite ver las colas; las acciones son de un administrador.',
+  crossSite: 'Solicitud rechazada: no proviene de esta aplicación.',
+} as const;
 
+/** One Bull Board over every queue, read-only or not, served at BOARD_PATH. */
+function board(rt: Runtime, readOnlyMode: boolean): Koa.Middleware<AppState> {
   const serverAdapter = new KoaAdapter();
   serverAdapter.setBasePath(BOARD_PATH);
-  createBullBoard({
-    queues: rt.queues.all().map((q) => new BullMQAdapter(q)),
-    serverAdapter,
+  createBullBoard({ queues: rt.queues.all().map((q) => new BullMQAdapter(q, { readOnlyMode })), serverAdapter });
+  return serverAdapter.registerPlugin() as unknown as Koa.Middleware<AppState>;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+export function mountAdmin(app: Koa<AppState>, rt: Runtime): void {
+  const isAdminPage = (ctx: AppContext) => ctx.path === '/admin' || ctx.path.startsWith(ADMIN_PREFIX);
+  const headers = pageHeaders as unknown as Koa.Middleware<AppState>;
+  const crossSite = sameOriginOnly((ctx) => {
+    ctx.status = 403;
+    ctx.body = { status: false, msg: ADMIN_MESSAGES.crossSite };
   });
+  app.use(async (ctx: AppContext, next: Next) => {
+    if (!isAdminPage(ctx)) return next();
+    return headers(ctx, () => (ctx.path === ADMIN_LOGIN_PATH ? next() : crossSite(ctx, next)));
+  });
+
+  app.use(adminLoginRoutes(rt, BOARD_PATH).routes());
+
+  const full = board(rt, false);
+  const readOnly = board(rt, true);
   const guard = operatorAuth(() => rt.orm.em, rt.config.jwtSecret, ADMIN_LOGIN_PATH);
   app.use(async (ctx: AppContext, next: Next) => {
-    if (ctx.path === BOARD_PATH || ctx.path.startsWith(`${BOARD_PATH}/`)) return guard(ctx, next);
-    return next();
+    if (ctx.path !== BOARD_PATH && !ctx.path.startsWith(`${BOARD_PATH}/`)) return next();
+    return guard(ctx, async () => {
+      if (ctx.state.operator?.role === 'admin') return full(ctx, next);
+      if (!SAFE_METHODS.has(ctx.method)) {
+        ctx.status = 403;
+        ctx.body = { status: false, msg: ADMIN_MESSAGES.readOnly };
+        return;
+      }
+      return readOnly(ctx, next);
+    });
   });
-  app.use(serverAdapter.registerPlugin() as unknown as Koa.Middleware<AppState>);
 }

@@ -4,6 +4,7 @@ import { operatorLogin, type LoginOutcome } from '../auth/operatorLogin.js';
 import type { AppContext, AppState } from '../context.js';
 import { HttpError } from '../errors.js';
 import { formBody } from '../middleware/body.js';
+import { sameOriginOnly } from '../middleware/pages.js';
 import { loginPage } from '../views/loginPage.js';
 
 export const ADMIN_LOGIN_PATH = '/admin/login';
@@ -12,6 +13,7 @@ export const ADMIN_LOGIN_MESSAGES = {
   missing: 'Escriba el usuario y la contraseña.',
   invalid: 'Usuario o contraseña incorrectos.',
   tooMany: 'Demasiados intentos de inicio de sesión. Intente de nuevo más tarde.',
+  crossSite: 'El formulario debe enviarse desde esta misma página.',
 } as const;
 
 function render(ctx: AppContext, status: number, error?: string): void {
@@ -24,13 +26,15 @@ function render(ctx: AppContext, status: number, error?: string): void {
 /**
  * The operators' login page for browsers: GET shows the form; POST
  * (form-encoded) counts against the login limit, sets the httpOnly operator
- * cookie and sends the browser to `landing`.
+ * cookie and sends the browser to `landing`. A POST from another site (login
+ * CSRF) is refused 403 before anything is counted or checked.
  */
 export function adminLoginRoutes(rt: Runtime, landing: string): Router<AppState> {
   const login = operatorLogin(rt);
   const router = new Router<AppState>();
   router.get(ADMIN_LOGIN_PATH, (ctx) => render(ctx, 200));
-  router.post(ADMIN_LOGIN_PATH, formBody('8kb'), async (ctx) => {
+  const sameSite = sameOriginOnly((ctx) => render(ctx, 403, ADMIN_LOGIN_MESSAGES.crossSite));
+  router.post(ADMIN_LOGIN_PATH, sameSite, formBody('8kb'), async (ctx) => {
     let out: LoginOutcome;
     try {
       out = await login(ctx, ctx.request.body);
