@@ -9,6 +9,8 @@ import type { AppContext } from '../context.js';
 import { HttpError, controllerError, keyError, systemError } from '../errors.js';
 import { authenticateOperator } from './jwt.js';
 import { safeEqual, sha256Hex } from './passwords.js';
+import { IDENTITY_LIMITS } from '../../limits.js';
+import { isStorableText } from '../../text.js';
 
 export const AUTH_MESSAGES = {
   basicMissing: 'No se han brindado las credenciales de acceso.',
@@ -22,6 +24,9 @@ export const AUTH_MESSAGES = {
   keyForbidden:
     'La solicitud no puede ser completada, debido a que no tiene permiso de acceso a este endpoint. Por favor, comuníquese con el administrador de la API.',
   keyInternal: 'Error interno en la validación de la clave de acceso.',
+  /** D19: a NUL or a lone surrogate in the credentials (400, never looked up) */
+  basicUnstorable: 'Las credenciales de acceso contienen caracteres no permitidos.',
+  keyUnstorable: 'La clave de acceso contiene caracteres no permitidos.',
 } as const;
 
 /** The httpOnly cookie that carries an operator's JWT to the operator pages. */
@@ -45,10 +50,18 @@ export function parseBasic(header: string | undefined): { username: string; pass
   return { username, password };
 }
 
-/** The API user whose Basic credentials these are; throws the spec's 401/403 otherwise. */
+/**
+ * The API user whose Basic credentials these are; throws the spec's 401/403 otherwise.
+ * Credentials no user can have are refused before any lookup: a NUL or a lone surrogate
+ * (400, D19), or longer than the bounds of provisioning (401, issue 8.10).
+ */
 export async function authenticateBasic(em: EntityManager, header: string | undefined, endpoint: string): Promise<ApiUser> {
   const creds = parseBasic(header);
   if (!creds) throw systemError(401, AUTH_MESSAGES.basicMissing);
+  if (!isStorableText(creds.username) || !isStorableText(creds.password)) throw systemError(400, AUTH_MESSAGES.basicUnstorable);
+  if (creds.username.length > IDENTITY_LIMITS.username || creds.password.length > IDENTITY_LIMITS.password) {
+    throw systemError(401, AUTH_MESSAGES.basicInvalid);
+  }
   const user = await em.findOne(ApiUser, { username: creds.username });
   // Hash even when the user is unknown, so both cases take the same time.
   const digest = sha256Hex(creds.password);
@@ -62,6 +75,9 @@ export async function authenticateBasic(em: EntityManager, header: string | unde
 /** The API user an x-apikey header belongs to; throws the spec's 401/403 otherwise (spec 5.2). */
 export async function authenticateApiKey(em: EntityManager, key: string | undefined, endpoint: string): Promise<ApiUser> {
   if (!key) throw keyError(401, AUTH_MESSAGES.keyMissing);
+  // Never looked up: a key with a NUL or a lone surrogate (D19), or longer than any key issued (8.10).
+  if (!isStorableText(key)) throw keyError(400, AUTH_MESSAGES.keyUnstorable);
+  if (key.length > IDENTITY_LIMITS.apiKey) throw keyError(401, AUTH_MESSAGES.keyInvalid);
   let users: ApiUser[];
   try {
     users = await em.find(ApiUser, { apiKey: key }, { limit: 2 });
