@@ -17,6 +17,7 @@ import { WebSocket } from 'ws';
 import { resetDb } from '../helpers/db.js';
 import { makeOperator, makeServiceType } from '../helpers/factories.js';
 import { basic, startApp, type TestApp } from '../helpers/harness.js';
+import { clearQueues } from '../helpers/queues.js';
 import { makeGenerator, makeResponder, offerBody, type Generator, type Responder } from '../helpers/offers.js';
 import { spawnApi, type ApiProcess } from '../helpers/process.js';
 import { rawConnection } from '../helpers/raw.js';
@@ -143,6 +144,8 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
     await makeOperator(em, { username: 'ops', password: 'secret-password' });
   });
   after(async () => {
+    // Offers were created without workers: their jobs must not run in a later suite.
+    if (app) await clearQueues(app.rt);
     await app?.close();
   });
 

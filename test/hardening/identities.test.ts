@@ -16,22 +16,31 @@ import { resetDb } from '../helpers/db.js';
 import { expectKeyEnvelope, expectSystemEnvelope } from '../helpers/envelopes.js';
 import { makeOffer, makeServiceType } from '../helpers/factories.js';
 import { basic, startApp, type TestApp } from '../helpers/harness.js';
+import { clearQueues } from '../helpers/queues.js';
+import { startWorkers, type WorkerGroup } from '../../workers/index.js';
 import { exampleDocument } from '../helpers/provisioning.js';
 import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('hardening: long identities (issue 8.10)', () => {
   let app: TestApp;
+  let workers: WorkerGroup | undefined;
   const fork = () => app.rt.orm.em.fork();
 
   before(async () => {
-    app = await startApp({ workers: true, env: { OFFER_RESPONSE_WINDOW_MS: '300', WEBHOOK_TIMEOUT_MS: '1000' } });
+    // Workers only once the database and the queues are clean (no other suite's job under a truncate).
+    app = await startApp({ env: { OFFER_RESPONSE_WINDOW_MS: '300', WEBHOOK_TIMEOUT_MS: '1000' } });
     await resetDb(app.rt.orm);
+    await clearQueues(app.rt);
+    workers = await startWorkers(app.rt);
     await makeServiceType(fork(), { id: 1 });
   });
   afterEach(() => nock.cleanAll());
   after(async () => {
-    await app?.close();
+    await app?.http.close();
+    await workers?.close();
+    await clearQueues(app.rt);
+    await app?.rt.close();
   });
 
   it('provisioning refuses a 300-character username, nit, dni or key, naming each path, and writes nothing', async () => {

@@ -14,6 +14,7 @@ import { resetDb } from '../helpers/db.js';
 import { expectKeyEnvelope, expectSystemEnvelope } from '../helpers/envelopes.js';
 import { makeOperator, makeServiceType } from '../helpers/factories.js';
 import { basic, startApp, type TestApp } from '../helpers/harness.js';
+import { clearQueues } from '../helpers/queues.js';
 import { makeGenerator, makeResponder, offerBody, type Generator, type Responder } from '../helpers/offers.js';
 import { connect, makeCrew, refusal, wsUrl } from '../helpers/sockets.js';
 
@@ -61,6 +62,8 @@ describe('hardening: NUL characters and lone surrogates (issue 8.3, D19)', () =>
     await em.flush();
   });
   after(async () => {
+    // Offers were created without workers: their jobs must not run in a later suite.
+    if (app) await clearQueues(app.rt);
     await app?.close();
   });
 
