@@ -8,6 +8,7 @@ import type { ErrorObject } from 'ajv';
 import { Technician, type ApiUser } from '../db/entities/index.js';
 import type { Runtime } from '../main/runtime.js';
 import { compile } from '../http/validation.js';
+import { findUnstorableText, unstorableTextMessage } from '../text.js';
 import { setTechnicianPosition } from './store.js';
 
 /** The central's API user (the technician is named by dniTecnico), or an authenticated technician. */
@@ -71,6 +72,8 @@ const reply = (status: number, data: string): PositionReply => ({ status, body: 
 
 export async function updateTechnicianPosition(rt: Runtime, caller: PositionCaller, input: unknown): Promise<PositionReply> {
   const ofTechnician = 'technicianId' in caller;
+  const unstorable = findUnstorableText(input);
+  if (unstorable !== null) return reply(400, unstorableTextMessage(unstorable));
   const validate = compile(ofTechnician ? byTechnician : byCentral);
   if (!validate(input)) return reply(400, validate.errors?.[0] ? messageFor(validate.errors[0]) : POSITION_MESSAGES.body);
   const body = input as PositionInput;

@@ -3,6 +3,7 @@
  * error, and the normalized key an address is looked up and cached by.
  */
 import { HttpError } from '../http/errors.js';
+import { storableText } from '../text.js';
 
 export interface GeocodeResult {
   lat: number;
@@ -30,6 +31,16 @@ export class GeocoderError extends HttpError {
     this.name = 'GeocoderError';
   }
 }
+
+/** A place name from a geocoder as it can be stored: no NUL or lone surrogate, at most 255 characters (issue 8.4). */
+export function placeName(name: string | null | undefined): string | null {
+  if (typeof name !== 'string') return null;
+  const clean = storableText(name.trim()).slice(0, PLACE_NAME_MAX);
+  return clean ? storableText(clean) : null;
+}
+
+/** offer.ciudad, offer.departamento and the gazetteer's columns are varchar(255). */
+const PLACE_NAME_MAX = 255;
 
 /** Lower case, accents removed, punctuation folded to single spaces. */
 export function addressKey(address: string): string {

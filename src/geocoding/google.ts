@@ -1,4 +1,4 @@
-import { type GeocodeResult, type Geocoder, GeocoderError } from './geocoder.js';
+import { type GeocodeResult, type Geocoder, GeocoderError, placeName } from './geocoder.js';
 import { getJson, toNumber } from './http.js';
 
 export const GOOGLE_GEOCODING_URL = 'https://maps.googleapis.com/maps/api/geocode/json';
@@ -43,8 +43,8 @@ export class GoogleGeocoder implements Geocoder {
     return {
       lat,
       lng,
-      ciudad: part('locality') ?? part('administrative_area_level_2'),
-      departamento: part('administrative_area_level_1'),
+      ciudad: placeName(part('locality') ?? part('administrative_area_level_2')),
+      departamento: placeName(part('administrative_area_level_1')),
     };
   }
 }

@@ -1,4 +1,4 @@
-import { type GeocodeResult, type Geocoder, GeocoderError } from './geocoder.js';
+import { type GeocodeResult, type Geocoder, GeocoderError, placeName } from './geocoder.js';
 import { getJson, toNumber } from './http.js';
 
 interface NominatimPlace {
@@ -44,8 +44,8 @@ export class NominatimGeocoder implements Geocoder {
     return {
       lat,
       lng,
-      ciudad: firstString(place.address, CITY_KEYS),
-      departamento: firstString(place.address, ['state']),
+      ciudad: placeName(firstString(place.address, CITY_KEYS)),
+      departamento: placeName(firstString(place.address, ['state'])),
     };
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The Koa application: the edge only. Order: request id → errors → timeout →
+ * The Koa application: the edge only. Order: request target → unread body drained → request id → errors → timeout →
  * unknown-route body → version redirects → health → ORM request context →
  * operator pages → JSON body → the /api/v3 routes.
  */
@@ -12,6 +12,8 @@ import type { AppState } from './context.js';
 import { authFailLimit } from './auth/failLimit.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
+import { drainUnreadBody } from './middleware/drain.js';
+import { requestTarget } from './middleware/target.js';
 import { API_PREFIX, notFound, versionRedirect } from './middleware/routing.js';
 import { timeoutMiddleware } from './middleware/timeout.js';
 import { mountAdmin } from './routes/admin.js';
@@ -26,6 +28,8 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.silent = true;
   app.context.authFailures = authFailLimit(rt);
 
+  app.use(requestTarget);
+  app.use(drainUnreadBody(rt.config.bodyLimit));
   app.use(async (ctx, next) => {
     const given = ctx.get('x-request-id');
     ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();

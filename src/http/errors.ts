@@ -48,6 +48,7 @@ export function acceptanceError(status: number, data: unknown): HttpError {
 
 export const MESSAGES = {
   internal: 'Error interno del servidor',
+  badTarget: 'La ruta de la solicitud no es válida.',
   timeout: 'La petición ha excedido el tiempo de espera',
   bodyTooLarge: 'El cuerpo de la solicitud excede el tamaño permitido',
   malformedJson: 'EL CUERPO DE LA SOLICITUD NO ES UN JSON VÁLIDO',

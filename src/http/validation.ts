@@ -6,6 +6,7 @@
 import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import { findUnstorableText, unstorableTextMessage } from '../text.js';
 import { controllerError } from './errors.js';
 
 export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
@@ -23,8 +24,19 @@ export function compile(schema: object): ValidateFunction {
 }
 
 /**
+ * D19: throws the route's 400 `{status:false, msg, ...extra}` naming the first field or key of
+ * `value` with a NUL or a lone surrogate (the one check h10's compiled validation can call too).
+ */
+export function assertStorable(value: unknown, status = 400, extra: Record<string, unknown> = {}): void {
+  const unstorable = findUnstorableText(value);
+  if (unstorable !== null) throw controllerError(status, unstorableTextMessage(unstorable), extra);
+}
+
+/**
  * Validates `body` against `schema`; throws a 400 `{status:false, msg, ...extra}`
- * built by `message` otherwise.
+ * built by `message` otherwise. First of all, a string or key anywhere in the body
+ * (unknown fields too) with a NUL or a lone surrogate answers that 400 naming the
+ * field (D19): such text never reaches PostgreSQL.
  */
 export function validateBody<const S extends JSONSchema>(
   schema: S,
@@ -40,8 +52,9 @@ export function validateBody(
   status = 400,
   extra: Record<string, unknown> = {},
 ): unknown {
-  const validate = compile(schema);
   const value = body ?? {};
+  assertStorable(value, status, extra);
+  const validate = compile(schema);
   if (!validate(value)) {
     const first = validate.errors?.[0];
     throw controllerError(status, first ? message(first) : 'SOLICITUD INVÁLIDA', extra);

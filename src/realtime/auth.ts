@@ -15,6 +15,8 @@ import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../http/au
 import type { AuthGuard } from '../http/auth/failLimit.js';
 import { authenticateOperator } from '../http/auth/jwt.js';
 import { keyError, systemError } from '../http/errors.js';
+import { IDENTITY_LIMITS } from '../limits.js';
+import { isStorableText } from '../text.js';
 
 export type Identity =
   | { kind: 'generator'; apiUserId: number; username: string }
@@ -29,6 +31,7 @@ export const SOCKET_ENDPOINTS = { generator: '/oferta', technician: '/aceptacion
 export const SOCKET_AUTH_MESSAGES = {
   dniMissing: 'No se ha brindado el documento del técnico (x-dni-tecnico).',
   technicianUnknown: 'NO SE ENCONTRÓ EL TÉCNICO',
+  dniUnstorable: 'El documento del técnico (x-dni-tecnico) contiene caracteres no permitidos.',
 } as const;
 
 function header(req: IncomingMessage, name: string): string | undefined {
@@ -57,6 +60,9 @@ export async function authenticateUpgrade(
     const user = await authenticateApiKey(em, apiKey, SOCKET_ENDPOINTS.technician, guard);
     const dni = header(req, 'x-dni-tecnico');
     if (!dni) throw keyError(401, SOCKET_AUTH_MESSAGES.dniMissing);
+    // No lookup with a document no technician can have (D19, issue 8.10).
+    if (!isStorableText(dni)) throw keyError(400, SOCKET_AUTH_MESSAGES.dniUnstorable);
+    if (dni.length > IDENTITY_LIMITS.dni) throw keyError(403, SOCKET_AUTH_MESSAGES.technicianUnknown);
     // One indexed join instead of an entity load: reconnect storms make this the upgrade's hot path.
     const [tech] = await em
       .getConnection()

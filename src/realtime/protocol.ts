@@ -7,6 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
 import { compile } from '../http/validation.js';
+import { findUnstorableText, unstorableTextMessage } from '../text.js';
 import type { ClientKind } from './auth.js';
 
 const envelopeSchema = {
@@ -118,6 +119,9 @@ export function parseIncoming(raw: Buffer | ArrayBuffer | Buffer[], isBinary: bo
   } catch {
     return { message: PROTOCOL_MESSAGES.notJson, details: null };
   }
+  // D19: no NUL or lone surrogate anywhere in a message (it would reach PostgreSQL through an action).
+  const unstorable = findUnstorableText(value);
+  if (unstorable !== null) return { message: unstorableTextMessage(unstorable), details: { path: unstorable } };
   const validEnvelope = compile(envelopeSchema);
   if (!validEnvelope(value)) return { message: PROTOCOL_MESSAGES.envelope, details: details(validEnvelope.errors) };
   const msg = value as FromSchema<typeof envelopeSchema>;

@@ -10,7 +10,7 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { authFailLimit } from '../http/auth/failLimit.js';
-import { HttpError, MESSAGES, systemBody } from '../http/errors.js';
+import { HttpError, MESSAGES, newErrorId, systemBody } from '../http/errors.js';
 import { routeNotFoundBody } from '../http/middleware/routing.js';
 import type { Runtime } from '../main/runtime.js';
 import { MAX_INFLIGHT_PER_SOCKET, runAction, technicianActions, type TechnicianActions } from './actions.js';
@@ -90,8 +90,9 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
     const refusal = closing ? PROTOCOL_MESSAGES.closing : client.inflight >= MAX_INFLIGHT_PER_SOCKET ? PROTOCOL_MESSAGES.busy : null;
     if (refusal) return hub.send(client, frame('error', { message: refusal, details: { event: msg.event } }, msg.ref));
     client.inflight++;
-    const p: Promise<void> = runAction(rt, hub, client, msg, actions)
-      .catch((err: unknown) => log.error({ err, socketId: client.id }, 'socket action failed'))
+    const p: Promise<void> = Promise.resolve()
+      .then(() => runAction(rt, hub, client, msg, actions))
+      .catch((err: unknown) => log.error({ err, socketId: client.id, errorId: newErrorId() }, 'socket action failed'))
       .finally(() => {
         client.inflight--;
         running.delete(p);
@@ -103,8 +104,8 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
     const client: Client = { id: randomUUID(), ws, identity, alive: true, inflight: 0, offers: new Set() };
     hub.add(client);
     ws.on('pong', () => (client.alive = true));
-    ws.on('message', (raw, isBinary) => onMessage(client, raw, isBinary));
-    ws.on('close', () => hub.remove(client));
+    ws.on('message', guarded('socket message', (raw: RawData, isBinary: boolean) => onMessage(client, raw, isBinary), () => ws.terminate()));
+    ws.on('close', guarded('socket close', () => hub.remove(client)));
     ws.on('error', (err) => log.debug({ err, socketId: client.id }, 'socket error'));
     hub.send(client, frame('connected', { socketId: client.id }));
     log.debug({ socketId: client.id, kind: identity.kind, path }, 'socket connected');
@@ -112,26 +113,60 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
 
   // Not a closure of onUpgrade: that would keep each request (and its headers) alive as long as its socket.
   const onSocketError = (err: Error) => log.debug({ err }, 'upgrade socket error');
+  const accept = (req: IncomingMessage, socket: Duplex, head: Buffer, identity: Identity, path: string) => {
+    if (closing || socket.destroyed) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
+    socket.off('error', onSocketError); // ws handles the socket's errors from here
+    wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, identity, path));
+  };
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', onSocketError);
-    const url = new URL(req.url ?? '/', 'http://localhost');
+    // An absolute target that does not parse (`GET http://[/v3`) or any other bad target is the client's error.
+    const url = URL.parse(req.url ?? '/', 'http://localhost');
+    if (!url) return refuse(socket, 400, systemBody(MESSAGES.badTarget));
     if (!SOCKET_PATHS.has(url.pathname)) return refuse(socket, 404, routeNotFoundBody(req.method ?? 'GET', url.pathname));
     if (closing) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
-    authenticateUpgrade(rt.orm.em.fork(), req, url, cfg.jwtSecret, authFailures.forClient(clientIp(req, cfg.trustProxy))).then(
-      (identity) => {
-        if (closing || socket.destroyed) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
-        socket.off('error', onSocketError); // ws handles the socket's errors from here
-        wss.handleUpgrade(req, socket, head, (ws) => onConnection(ws, identity, url.pathname));
-      },
-      (err: unknown) => {
+    authenticateUpgrade(rt.orm.em.fork(), req, url, cfg.jwtSecret, authFailures.forClient(clientIp(req, cfg.trustProxy)))
+      .then((identity) => accept(req, socket, head, identity, url.pathname))
+      .catch((err: unknown) => {
         if (err instanceof HttpError) return refuse(socket, err.status, err.body, err.headers);
         const body = systemBody(MESSAGES.internal);
-        log.error({ err, errorId: body.errorId }, 'socket authentication failed');
+        log.error({ err, errorId: body.errorId }, 'socket upgrade failed');
         refuse(socket, 500, body);
-      },
-    );
+      })
+      .catch((err: unknown) => {
+        log.error({ err, errorId: newErrorId() }, 'socket upgrade failed');
+        socket.destroy();
+      });
   };
-  server.on('upgrade', onUpgrade);
+
+  /**
+   * Wraps an event handler so that an unexpected error is logged with an errorId (spec 7.2 form)
+   * and the process keeps serving; `after` cleans up (e.g. ends the socket concerned).
+   */
+  function guarded<A extends unknown[]>(what: string, handler: (...args: A) => void, after?: () => void): (...args: A) => void {
+    return (...args: A) => {
+      try {
+        handler(...args);
+      } catch (err) {
+        log.error({ err, errorId: newErrorId() }, `${what} failed`);
+        try {
+          after?.();
+        } catch {
+          // nothing more to do for this socket
+        }
+      }
+    };
+  }
+  const onUpgradeSafe = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    try {
+      onUpgrade(req, socket, head);
+    } catch (err) {
+      const body = systemBody(MESSAGES.internal);
+      log.error({ err, errorId: body.errorId }, 'socket upgrade failed');
+      refuse(socket, 500, body);
+    }
+  };
+  server.on('upgrade', onUpgradeSafe);
 
   const heartbeat = setInterval(() => {
     hub.sweep();
@@ -164,7 +199,7 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
       for (const c of clients) c.ws.close(1001, 'server shutting down');
       await within(closed, CLOSE_MS);
       for (const c of hub.all()) c.ws.terminate();
-      server.off('upgrade', onUpgrade);
+      server.off('upgrade', onUpgradeSafe);
       wss.close();
       await bus.close();
     },

@@ -11,6 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import { WebhookDelivery, type ApiEndpointMap, type ApiUser, type DeliveryKind, type Offer } from '../db/entities/index.js';
 import type { Config } from '../../config/index.js';
+import { storableText } from '../text.js';
 import { sendWebhook, type WebhookOutcome } from './send.js';
 import { configTargets } from './targets.js';
 
@@ -92,6 +93,11 @@ export async function claimDeliveries(em: EntityManager, where: string, params: 
   );
 }
 
+/** The first REPLY_STORED_CHARS of a text, storable (a cut never leaves half a surrogate pair, issue 8.4). */
+function stored(text: string | null): string | null {
+  return text === null ? null : storableText(text.slice(0, REPLY_STORED_CHARS));
+}
+
 export type Verdict = 'ok' | 'failed' | 'pending';
 
 export interface Attempt {
@@ -136,8 +142,8 @@ export async function attemptDelivery(
       verdict,
       outcome.statusCode,
       outcome.latencyMs,
-      outcome.replyBody?.slice(0, REPLY_STORED_CHARS) ?? null,
-      error?.slice(0, REPLY_STORED_CHARS) ?? null,
+      stored(outcome.replyBody),
+      stored(error),
       JSON.stringify(outcome.sentHeaders),
       verdict,
       d.id,

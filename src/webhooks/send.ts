@@ -11,6 +11,7 @@ import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { config } from '../../config/index.js';
 import { configTargets, guardedLookup, refusedUrl, type TargetPolicy } from './targets.js';
+import { storableText } from '../text.js';
 
 /** How much of a reply is kept in memory (a late acceptance relays it, D4c); a row stores less (REPLY_STORED_CHARS). */
 /** At most this much of a reply is read; the rest is never buffered (a peer cannot grow our memory). */
@@ -124,13 +125,14 @@ export async function sendWebhook(
       ok: res.statusCode >= 200 && res.statusCode < 300,
       statusCode: res.statusCode,
       latencyMs: latency(),
-      replyBody: Buffer.concat(chunks).subarray(0, REPLY_READ_BYTES).toString('utf8'),
+      // Any bytes (UTF-16, a NUL…): made storable here, so the row can always record the answer (issue 8.4).
+      replyBody: storableText(Buffer.concat(chunks).subarray(0, REPLY_READ_BYTES).toString('utf8')),
       retryAfterMs: parseRetryAfter(res.headers['retry-after']),
       error: null,
       sentHeaders,
     };
   } catch (err) {
-    const reason = err instanceof RequestError ? `${err.code}: ${err.message}` : String(err);
+    const reason = storableText(err instanceof RequestError ? `${err.code}: ${err.message}` : String(err));
     return { ok: false, statusCode: null, latencyMs: latency(), replyBody: null, retryAfterMs: null, error: reason, sentHeaders };
   }
 }

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../config/index.js';
 import { startHttpServer, type HttpServer, type HttpServerOptions } from '../../src/http/server.js';
+import { loggerOptions } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/main/runtime.js';
 import { startWorkers, type WorkerGroup, type WorkerOptions } from '../../workers/index.js';
 
@@ -37,7 +38,7 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
       cb();
     },
   });
-  const log = pino({ level: 'info' }, sink);
+  const log = pino(loggerOptions('info'), sink);
   const rt = await createRuntime(cfg, { log });
   const http = await startHttpServer(rt, 0, opts.http);
   const url = `http://127.0.0.1:${http.port}`;

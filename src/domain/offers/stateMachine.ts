@@ -11,6 +11,7 @@ import { controllerError } from '../../http/errors.js';
 import { planStateNotifications } from '../notifications/plan.js';
 import { ensureServiceCodes } from './codes.js';
 import type { OfferState } from './states.js';
+import { auditActor } from '../../limits.js';
 
 export type Trigger =
   | 'oferta'
@@ -111,7 +112,7 @@ export async function transition(em: EntityManager, offer: Offer, input: Transit
     offer,
     fromState: from,
     toState: input.to,
-    actor: input.actor,
+    actor: auditActor(input.actor),
     at: new Date(),
     techLat: input.techLat ?? null,
     techLng: input.techLng ?? null,

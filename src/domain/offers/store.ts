@@ -10,6 +10,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_DESCRIPTION, type OfferDraft } from './input.js';
 import { creationState, type CreationTrigger } from './stateMachine.js';
+import { auditActor } from '../../limits.js';
 
 /** Who a directly assigned offer goes to, and its codes (D6). */
 export interface NewAssignment {
@@ -106,7 +107,7 @@ export async function insertOffer(em: EntityManager, o: NewOffer, creation: Crea
     a?.technicianId ?? null,
     a?.codigoServicio ?? null,
     a?.codigoSolicitud ?? null,
-    creation.actor,
+    auditActor(creation.actor),
   ]);
   if (rows.length === 1) return 'inserted';
   const [type] = await em.execute<Array<{ id: number }>>('select id from service_type where id = ?', [o.serviceTypeId]);

@@ -10,6 +10,8 @@ import { HttpError, controllerError, keyError, systemBody, systemError } from '.
 import type { AuthGuard } from './failLimit.js';
 import { authenticateOperator } from './jwt.js';
 import { safeEqual, sha256Hex } from './passwords.js';
+import { IDENTITY_LIMITS } from '../../limits.js';
+import { isStorableText } from '../../text.js';
 
 export const AUTH_MESSAGES = {
   basicMissing: 'No se han brindado las credenciales de acceso.',
@@ -23,6 +25,9 @@ export const AUTH_MESSAGES = {
   keyForbidden:
     'La solicitud no puede ser completada, debido a que no tiene permiso de acceso a este endpoint. Por favor, comuníquese con el administrador de la API.',
   keyInternal: 'Error interno en la validación de la clave de acceso.',
+  /** D19: a NUL or a lone surrogate in the credentials (400, never looked up) */
+  basicUnstorable: 'Las credenciales de acceso contienen caracteres no permitidos.',
+  keyUnstorable: 'La clave de acceso contiene caracteres no permitidos.',
 } as const;
 
 /** The httpOnly cookie that carries an operator's JWT to the operator pages. */
@@ -48,7 +53,9 @@ export function parseBasic(header: string | undefined): { username: string; pass
 
 /**
  * The API user whose Basic credentials these are; throws the spec's 401/403
- * otherwise. With a `guard` (the client's failure limit, D19) a blocked
+ * otherwise. Credentials no user can have are refused before any lookup: a NUL
+ * or a lone surrogate (400, D19), or longer than the bounds of provisioning
+ * (401, issue 8.10). With a `guard` (the client's failure limit, D19) a blocked
  * client gets 429 and a wrong password is counted.
  */
 export async function authenticateBasic(
@@ -59,6 +66,10 @@ export async function authenticateBasic(
 ): Promise<ApiUser> {
   const creds = parseBasic(header);
   if (!creds) throw systemError(401, AUTH_MESSAGES.basicMissing);
+  if (!isStorableText(creds.username) || !isStorableText(creds.password)) throw systemError(400, AUTH_MESSAGES.basicUnstorable);
+  if (creds.username.length > IDENTITY_LIMITS.username || creds.password.length > IDENTITY_LIMITS.password) {
+    throw systemError(401, AUTH_MESSAGES.basicInvalid);
+  }
   const attempt = await guard?.begin('basic', creds.username);
   const user = await em.findOne(ApiUser, { username: creds.username });
   // Hash even when the user is unknown, so both cases take the same time.
@@ -79,6 +90,9 @@ export async function authenticateApiKey(
   guard?: AuthGuard,
 ): Promise<ApiUser> {
   if (!key) throw keyError(401, AUTH_MESSAGES.keyMissing);
+  // Never looked up: a key with a NUL or a lone surrogate (D19), or longer than any key issued (8.10).
+  if (!isStorableText(key)) throw keyError(400, AUTH_MESSAGES.keyUnstorable);
+  if (key.length > IDENTITY_LIMITS.apiKey) throw keyError(401, AUTH_MESSAGES.keyInvalid);
   const attempt = await guard?.begin('key', key);
   let users: ApiUser[];
   try {

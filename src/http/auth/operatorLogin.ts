@@ -9,6 +9,8 @@ import { authenticateOperator } from '../../domain/operators/login.js';
 import type { Runtime } from '../../main/runtime.js';
 import type { AppContext } from '../context.js';
 import { compile } from '../validation.js';
+import { IDENTITY_LIMITS } from '../../limits.js';
+import { findUnstorableText, unstorableTextMessage } from '../../text.js';
 import { OPERATOR_COOKIE } from './index.js';
 import { signOperatorToken } from './jwt.js';
 import { loginLimiter } from './loginLimit.js';
@@ -17,8 +19,8 @@ const credentialsSchema = {
   type: 'object',
   required: ['username', 'password'],
   properties: {
-    username: { type: 'string', minLength: 1, maxLength: 255 },
-    password: { type: 'string', minLength: 1, maxLength: 1024 },
+    username: { type: 'string', minLength: 1, maxLength: IDENTITY_LIMITS.username },
+    password: { type: 'string', minLength: 1, maxLength: IDENTITY_LIMITS.password },
   },
 } as const;
 
@@ -26,6 +28,8 @@ export type LoginOutcome =
   | { kind: 'signed-in'; operator: OperatorUser; token: string }
   /** no username or password (or not strings, or too long) */
   | { kind: 'missing' }
+  /** a NUL or a lone surrogate in a field (D19): refused before any lookup; `message` names the field */
+  | { kind: 'unstorable'; message: string }
   | { kind: 'invalid' };
 
 export type OperatorLogin = (ctx: AppContext, body: unknown) => Promise<LoginOutcome>;
@@ -35,6 +39,8 @@ export function operatorLogin(rt: Pick<Runtime, 'config' | 'redis' | 'orm'>): Op
   const valid = compile(credentialsSchema);
   return async (ctx, body) => {
     await limit(ctx);
+    const unstorable = findUnstorableText(body ?? {});
+    if (unstorable !== null) return { kind: 'unstorable', message: unstorableTextMessage(unstorable) };
     if (!valid(body)) return { kind: 'missing' };
     const { username, password } = body as { username: string; password: string };
     const operator = await authenticateOperator(rt.orm.em, username, password);

@@ -11,6 +11,7 @@ export const ADMIN_LOGIN_PATH = '/admin/login';
 
 export const ADMIN_LOGIN_MESSAGES = {
   missing: 'Escriba el usuario y la contraseña.',
+  unstorable: 'El usuario o la contraseña contienen caracteres no permitidos.',
   invalid: 'Usuario o contraseña incorrectos.',
   tooMany: 'Demasiados intentos de inicio de sesión. Intente de nuevo más tarde.',
   crossSite: 'El formulario debe enviarse desde esta misma página.',
@@ -44,6 +45,7 @@ export function adminLoginRoutes(rt: Runtime, landing: string): Router<AppState>
       return render(ctx, 429, ADMIN_LOGIN_MESSAGES.tooMany);
     }
     if (out.kind === 'missing') return render(ctx, 400, ADMIN_LOGIN_MESSAGES.missing);
+    if (out.kind === 'unstorable') return render(ctx, 400, ADMIN_LOGIN_MESSAGES.unstorable);
     if (out.kind === 'invalid') return render(ctx, 401, ADMIN_LOGIN_MESSAGES.invalid);
     ctx.status = 303;
     ctx.redirect(landing);

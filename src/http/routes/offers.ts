@@ -8,7 +8,7 @@ import type { Runtime } from '../../main/runtime.js';
 import { apiKeyAuth, basicAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';
 import { controllerError } from '../errors.js';
-import { validateBody } from '../validation.js';
+import { assertStorable, validateBody } from '../validation.js';
 
 const responsesQuerySchema = {
   type: 'object',
@@ -40,6 +40,8 @@ export function offerRoutes(rt: Runtime): Router<AppState> {
 
   router.get('/offer-responses', basicAuth(em, '/offer-responses'), async (ctx) => {
     const body = ctx.request.body as Record<string, unknown> | undefined;
+    // D19: the whole body and query string, not only the uuid read from them.
+    assertStorable({ ...ctx.query, ...body }, 400, { data: [] });
     const given = { uuid: body?.uuid ?? ctx.query.uuid };
     const { uuid } = validateBody<typeof responsesQuerySchema>(responsesQuerySchema, given, () => RESPONSES_MESSAGES.missingUuid, 400, {
       data: [],

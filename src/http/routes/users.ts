@@ -20,6 +20,7 @@ export function userRoutes(rt: Runtime): Router<AppState> {
   router.post('/users/login', async (ctx) => {
     const out = await login(ctx, ctx.request.body);
     if (out.kind === 'missing') throw controllerError(400, LOGIN_MESSAGES.missing);
+    if (out.kind === 'unstorable') throw controllerError(400, out.message);
     if (out.kind === 'invalid') throw controllerError(401, LOGIN_MESSAGES.invalid);
     const { operator, token } = out;
     ctx.body = {

@@ -1,0 +1,307 @@
+/**
+ * Property-based fuzz of the whole edge (issue 8, "Also deliver"): every JSON endpoint, with and
+ * without valid credentials, with arbitrary and near-valid bodies (valid bodies with fields
+ * replaced by NUL characters, lone surrogates, 50,000-character strings, spaces around digits, deep
+ * nesting, huge arrays, extreme numbers, wrong types), the socket messages, and malformed raw
+ * requests over TCP (bad request lines, bad upgrade targets, cut bodies, wrong content-length).
+ * Properties: no 5xx, no unexpected error logged, the process alive and /health 200 throughout.
+ *
+ * Bounded to run in well under two minutes on 2 cores (numRuns below). Runs of spaces are capped at
+ * 1,000: longer ones only measure the regular expressions' cost, issue 8.2's subject (h10-document).
+ */
+import { expect } from 'chai';
+import fc from 'fast-check';
+import { randomUUID } from 'node:crypto';
+import got from 'got';
+import { WebSocket } from 'ws';
+import { resetDb } from '../helpers/db.js';
+import { makeOperator, makeServiceType } from '../helpers/factories.js';
+import { basic, startApp, type TestApp } from '../helpers/harness.js';
+import { clearQueues } from '../helpers/queues.js';
+import { makeGenerator, makeResponder, offerBody, type Generator, type Responder } from '../helpers/offers.js';
+import { spawnApi, type ApiProcess } from '../helpers/process.js';
+import { rawConnection } from '../helpers/raw.js';
+import { connect, makeCrew, wsUrl, type Crew } from '../helpers/sockets.js';
+
+const SEED = Number(process.env.FUZZ_SEED ?? 20261124);
+
+// ---- values (as JSON text) --------------------------------------------------------------------
+
+const DEEP = 10_000;
+const deepArray = `${'['.repeat(DEEP)}"x\\u0000"${']'.repeat(DEEP)}`;
+const deepObject = `${'{"a":'.repeat(DEEP)}1${'}'.repeat(DEEP)}`;
+const hugeArray = `[${Array.from({ length: 100_000 }, (_, i) => i % 10).join(',')}]`;
+const hugeStrings = `[${Array.from({ length: 2_000 }, () => '"\\ud800"').join(',')}]`;
+const long50k = JSON.stringify('x'.repeat(50_000));
+const longUnicode = JSON.stringify('ñ🚗'.repeat(12_500));
+
+const special = fc.constantFrom(
+  '"\\u0000"',
+  '"antes\\u0000después"',
+  '"\\ud800"',
+  '"\\udfff fin"',
+  '"🚗"',
+  long50k,
+  longUnicode,
+  deepArray,
+  deepObject,
+  hugeArray,
+  hugeStrings,
+  '1e308',
+  '-1e308',
+  '9007199254740993',
+  '1e-320',
+  '-0',
+  '0',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '""',
+  '" "',
+  '"0"',
+  '"4.6533"',
+  '"-74.0836"',
+  '"2026-02-30"',
+  '"25:61"',
+  '"1,2,3"',
+  '{"__proto__":{"polluted":1}}',
+  '{"constructor":{"prototype":{"x":1}}}',
+);
+const spacesAroundDigits = fc
+  .tuple(fc.nat({ max: 1000 }), fc.constantFrom('4.6533', '-74.08', '12', '2026-11-24', '10:30', '1'), fc.nat({ max: 1000 }))
+  .map(([a, d, b]) => JSON.stringify(`${' '.repeat(a)}${d}${' '.repeat(b)}`));
+const jsonText: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: special },
+  { weight: 2, arbitrary: spacesAroundDigits },
+  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v) ?? 'null') },
+  { weight: 2, arbitrary: fc.string({ unit: 'binary', maxLength: 200 }).map((s) => JSON.stringify(s)) },
+  { weight: 1, arbitrary: fc.double().map((n) => (Number.isFinite(n) ? JSON.stringify(n) : '1e308')) },
+  { weight: 1, arbitrary: fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String) },
+);
+
+/** A body as JSON text: a valid one with some fields replaced or added, or something else entirely. */
+function bodyText(base: Record<string, unknown>): fc.Arbitrary<string> {
+  const keys = [...Object.keys(base), 'extra', 'vehiculo', 'data', '__proto__', 'nota\\u0000', 'k\\ud800'];
+  const mutated = fc.dictionary(fc.constantFrom(...keys), jsonText, { maxKeys: 4 }).map((changes) => {
+    const entries = new Map<string, string>(Object.entries(base).map(([k, v]) => [JSON.stringify(k), JSON.stringify(v) ?? 'null']));
+    for (const [k, v] of Object.entries(changes)) entries.set(k.includes('\\') ? `"${k}"` : JSON.stringify(k), v);
+    return `{${[...entries].map(([k, v]) => `${k}:${v}`).join(',')}}`;
+  });
+  return fc.oneof(
+    { weight: 6, arbitrary: mutated },
+    { weight: 1, arbitrary: jsonText },
+    { weight: 1, arbitrary: fc.constantFrom('{', '{"a":}', '[1,2', 'nul', '{"a":"\\x"}', '{"a":"\\ud800"', '\u0000', '') },
+  );
+}
+
+// ---- the endpoints ------------------------------------------------------------------------------
+
+interface Target {
+  method: 'GET' | 'POST' | 'PUT';
+  path: string;
+  auth: 'basic' | 'key' | 'none';
+  base: () => Record<string, unknown>;
+}
+
+const uuidOf = () => randomUUID();
+const TARGETS: Target[] = [
+  { method: 'POST', path: '/api/v3/oferta', auth: 'basic', base: () => offerBody({ vehiculo: { marca: 'Mazda', modelo: '2020' }, horaCita: '10:30', internal: 1 }) },
+  { method: 'GET', path: '/api/v3/offer-responses', auth: 'basic', base: () => ({ uuid: uuidOf() }) },
+  { method: 'PUT', path: '/api/v3/aceptacion', auth: 'key', base: () => ({ id: uuidOf(), dniPrestador: '900000001', dniTecnico: '1', tiempoLlegadaSitio: 5, latitudTecnico: '4.6' }) },
+  { method: 'POST', path: '/api/v3/asignacion', auth: 'basic', base: () => ({ uuid: uuidOf(), placa: 'ABC123', observaciones: 'ok' }) },
+  { method: 'POST', path: '/api/v3/no-asignacion', auth: 'basic', base: () => ({ uuid: uuidOf(), motivo: 'x' }) },
+  { method: 'POST', path: '/api/v3/cancelacion', auth: 'basic', base: () => ({ uuid: uuidOf(), motivo: 'x' }) },
+  { method: 'POST', path: '/api/v3/add-address', auth: 'basic', base: () => ({ uuid: uuidOf(), direccion: 'Calle 1', latitud: 4.6, longitud: -74.1 }) },
+  { method: 'POST', path: '/api/v3/asignacion-directa', auth: 'basic', base: () => offerBody({ dniPrestador: '900000001', dniTecnico: '1' }) },
+  { method: 'PUT', path: '/api/v3/estado-servicio', auth: 'key', base: () => ({ id: uuidOf(), estado: 'EN_CAMINO', latitudTecnico: 4.6, longitudTecnico: -74.1 }) },
+  { method: 'PUT', path: '/api/v3/posicion-tecnico', auth: 'key', base: () => ({ dniTecnico: '1', latitud: 4.6, longitud: -74.1, disponible: true }) },
+  { method: 'POST', path: '/api/v3/finalize', auth: 'basic', base: () => ({ uuid: uuidOf() }) },
+  { method: 'POST', path: '/api/v3/queries/history', auth: 'basic', base: () => ({ line: 'ASISTENCIA', autNumber: 12, page: 1, pageSize: 10, desde: '2026-01-01' }) },
+  { method: 'GET', path: '/api/v3/queries/history-options', auth: 'basic', base: () => ({}) },
+  { method: 'GET', path: '/api/v3/types', auth: 'basic', base: () => ({}) },
+  { method: 'POST', path: '/api/v3/users/login', auth: 'none', base: () => ({ username: 'ops', password: 'secret-password' }) },
+  { method: 'GET', path: '/api/v3/admin/offers/x/recipients', auth: 'none', base: () => ({}) },
+];
+
+describe('hardening: fuzz of the edge (issue 8)', function () {
+  this.timeout(180000);
+  let app: TestApp;
+  let gen: Generator;
+  let central: Responder;
+  let crew: Crew;
+  const failures: string[] = [];
+
+  before(async () => {
+    app = await startApp({ env: { LOGIN_RATE_LIMIT: '100000' } });
+    await resetDb(app.rt.orm);
+    const em = app.rt.orm.em.fork();
+    await makeServiceType(em, { id: 1 });
+    gen = await makeGenerator(em);
+    central = await makeResponder(em);
+    await em.fork().nativeUpdate('ApiUser', { id: central.user.id }, { endpoints: ['*'] });
+    crew = await makeCrew(em);
+    await makeOperator(em, { username: 'ops', password: 'secret-password' });
+  });
+  after(async () => {
+    // Offers were created without workers: their jobs must not run in a later suite.
+    if (app) await clearQueues(app.rt);
+    await app?.close();
+  });
+
+  const unexpectedLogs = () => app.logs.filter((l) => Number(l.level) >= 50).map((l) => `${String(l.msg)} ${JSON.stringify(l.err ?? '').slice(0, 300)}`);
+  const health = async () => (await got(`${app.url}/health`, { throwHttpErrors: false, retry: { limit: 0 } })).statusCode;
+
+  async function send(t: Target, body: string, authKind: 'valid' | 'none' | 'wrong'): Promise<number> {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (authKind !== 'none' && t.auth === 'basic') headers.authorization = authKind === 'valid' ? gen.auth : basic('nadie', 'nada');
+    if (authKind !== 'none' && t.auth === 'key') headers['x-apikey'] = authKind === 'valid' ? central.key : 'k'.repeat(40);
+    const res = await got(`${app.url}${t.path}`, {
+      method: t.method,
+      body,
+      headers,
+      allowGetBody: true,
+      throwHttpErrors: false,
+      retry: { limit: 0 },
+      followRedirect: false,
+      timeout: { request: 30000 },
+    });
+    if (res.statusCode >= 500) failures.push(`${t.method} ${t.path} [${authKind}] ${res.statusCode} ${res.body.slice(0, 300)} <- ${body.slice(0, 300)}`);
+    return res.statusCode;
+  }
+
+  it('every JSON endpoint: each special value once (in each field in turn), authenticated, never a 5xx', async () => {
+    const values = fc.sample(special, { numRuns: 300, seed: SEED }).filter((v, i, a) => a.indexOf(v) === i);
+    for (const t of TARGETS) {
+      const base = t.base();
+      const fields = [...Object.keys(base), 'extra'];
+      for (const [i, v] of values.entries()) {
+        const field = fields[i % fields.length];
+        const entries = Object.entries(base).map(([k, x]) => [k, JSON.stringify(x)] as const);
+        const body = `{${[...entries.filter(([k]) => k !== field), [field, v] as const].map(([k, x]) => `${JSON.stringify(k)}:${x}`).join(',')}}`;
+        await send(t, body, 'valid');
+      }
+    }
+    expect(failures).to.deep.equal([]);
+    expect(unexpectedLogs()).to.deep.equal([]);
+    expect(await health()).to.equal(200);
+  });
+
+  it('every JSON endpoint with arbitrary and near-valid bodies, with and without credentials: no 5xx, /health 200', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...TARGETS).chain((t) => fc.tuple(fc.constant(t), bodyText(t.base()), fc.constantFrom('valid', 'valid', 'valid', 'none', 'wrong') as fc.Arbitrary<'valid' | 'none' | 'wrong'>)),
+        async ([t, body, authKind]) => {
+          const status = await send(t, body, authKind);
+          return status < 500;
+        },
+      ),
+      { numRuns: 300, seed: SEED, endOnFailure: false },
+    );
+    expect(failures).to.deep.equal([]);
+    expect(unexpectedLogs()).to.deep.equal([]);
+    expect(await health()).to.equal(200);
+  });
+
+  it('socket messages of every kind of client: answered or refused, never an unexpected error', async () => {
+    const tech = await connect(wsUrl(app.url), { headers: crew.headers });
+    const genSocket = await connect(wsUrl(app.url), { headers: { authorization: gen.auth } });
+    const events = fc.constantFrom('ping', 'offer.respond', 'position', 'progress', 'nope', '', '__proto__');
+    const message = fc.oneof(
+      fc.tuple(events, jsonText, fc.option(jsonText)).map(([e, data, ref]) => `{"event":${JSON.stringify(e)},"data":${data}${ref ? `,"ref":${ref}` : ''}}`),
+      fc.tuple(events, bodyText({ id: randomUUID(), tiempoLlegadaSitio: 5, latitud: 4.6, longitud: -74.1, estado: 'EN_CAMINO' })).map(([e, data]) => `{"event":${JSON.stringify(e)},"data":${data},"ref":"r"}`),
+      jsonText,
+      fc.constantFrom('{', 'null', '"\\u0000"', deepArray),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(tech, genSocket), message, async (s, text) => {
+        if (s.ws.readyState !== WebSocket.OPEN) return true;
+        const before = s.frames.length;
+        s.ws.send(text);
+        // Every message gets an answer (an error frame or the action's reply) or closes the socket (too big).
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearInterval(poll);
+            resolve();
+          };
+          const poll = setInterval(() => {
+            if (s.frames.length > before || s.ws.readyState !== WebSocket.OPEN) done();
+          }, 2);
+        });
+        return true;
+      }),
+      { numRuns: 200, seed: SEED },
+    );
+    for (const s of [tech, genSocket]) if (s.ws.readyState === WebSocket.OPEN) await s.close();
+    expect(unexpectedLogs()).to.deep.equal([]);
+    expect(await health()).to.equal(200);
+  });
+
+  describe('malformed raw requests over TCP against a spawned API process', () => {
+    let api: ApiProcess;
+    before(async () => {
+      api = await spawnApi();
+    });
+    after(async () => {
+      await api?.stop();
+    });
+
+    async function exchange(text: string | Buffer, closeAfterMs = 100): Promise<string> {
+      const { socket, received, data } = rawConnection(api.port);
+      const done = received.catch(() => data());
+      socket.on('error', () => undefined);
+      socket.write(text);
+      // A cut body: the client stops sending and closes its side after a moment.
+      const timer = setTimeout(() => socket.end(), closeAfterMs);
+      const out = await done;
+      clearTimeout(timer);
+      return out;
+    }
+
+    const targets = fc.oneof(
+      fc.constantFrom('http://[/v3', '//', 'http://x:99999/v3', '/v3%', '/%zz', '/v3%00', '*', 'http:/v3', '/v3?token=%ZZ', '/v3?token=\u00e9', `/v3?${'a'.repeat(6000)}`),
+      fc.string({ unit: fc.constantFrom(...'/:[]@%?#&=.vV3hHtTpP0123456789x-_~!$'.split('')), maxLength: 40 }),
+      fc.webUrl().map((u) => u.replace(/\s/g, '')),
+    );
+    const requests = fc.oneof(
+      targets.map(
+        (t) =>
+          `GET ${t} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n`,
+      ),
+      targets.map((t) => `POST ${t} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`),
+      fc.tuple(fc.constantFrom('/api/v3/oferta', '/api/v3/users/login', '/health', '/nope'), fc.nat({ max: 5000 }), fc.string({ maxLength: 100 })).map(
+        ([p, declared, sent]) => `POST ${p} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${declared}\r\n\r\n${sent}`,
+      ),
+      fc.constantFrom(
+        'GET / HTTP/9.9\r\n\r\n',
+        'BREW /pot HTTP/1.1\r\nHost: x\r\n\r\n',
+        '\r\n\r\n\r\n',
+        'GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n',
+        'POST /api/v3/oferta HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n',
+        'POST /api/v3/oferta HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Type: application/json\r\n\r\n5\r\n{"a":',
+        'POST /api/v3/oferta HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\nContent-Length: 4\r\n\r\nabcd',
+        'POST /api/v3/oferta HTTP/1.1\r\nHost: x\r\nContent-Type: application/json; charset=utf-16\r\nContent-Length: 2\r\n\r\n{}',
+        'GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Basic AAAA\r\n\r\n',
+        'GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\nx-apikey: k\r\nx-dni-tecnico: 1\r\n\r\n',
+        `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${'a.'.repeat(3000)}\r\n\r\n`,
+      ),
+      fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+    );
+
+    it('never a 5xx, never a crash, /health 200 throughout', async () => {
+      const bad: string[] = [];
+      await fc.assert(
+        fc.asyncProperty(requests, async (req) => {
+          const out = await exchange(req);
+          const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(out)?.[1] ?? 0);
+          if (status >= 500) bad.push(`${status} <- ${String(req).slice(0, 200)}`);
+          return status < 500;
+        }),
+        { numRuns: 200, seed: SEED, endOnFailure: false },
+      );
+      expect(bad).to.deep.equal([]);
+      expect(await api.health()).to.equal(200);
+      expect(api.proc.stdout()).not.to.contain('"level":50');
+    });
+  });
+});
