@@ -1,0 +1,87 @@
+/**
+ * `npm start` as a supervisor (issue 12, item 6): API processes sharing the
+ * port and a worker process as children; a child that dies is restarted
+ * after a backoff; killing the supervisor leaves no child behind.
+ */
+import { expect } from 'chai';
+import got from 'got';
+import { dropDatabase } from '../../src/db/database.js';
+import { restartDelay } from '../../src/main/supervisor.js';
+import { freePort } from '../helpers/ports.js';
+import { alive, logLines, spawnEntry, type Spawned } from '../helpers/spawn.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('npm start supervisor', function () {
+  this.timeout(90000);
+  const db = new URL(process.env.DATABASE_URL!);
+  db.pathname = `${db.pathname}_supervisor`;
+  let proc: Spawned | undefined;
+  const children = new Set<number>();
+
+  after(async () => {
+    if (proc && proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    for (const pid of children) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await dropDatabase(db.toString());
+  });
+
+  it('restarts after 1 s, doubling for each quick death in a row, up to 30 s', () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => restartDelay(n, 1000, 30000))).to.deep.equal([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  });
+
+  it('runs API processes on one port and a worker, restarts a killed child, and leaves no orphan when killed', async () => {
+    const port = await freePort();
+    proc = spawnEntry('dist/src/main/all.js', {
+      PORT: String(port),
+      DATABASE_URL: db.toString(),
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_supervisor`,
+      LOG_LEVEL: 'info',
+      WEB_PROCESSES: '2',
+    });
+    const p = proc;
+    const logs = () => logLines(p.stdout());
+    const startedAs = (role: string) =>
+      logs()
+        .filter((l) => l.pid === p.child.pid && l.msg === 'child started' && l.role === role)
+        .map((l) => Number(l.child));
+    const logged = (pid: number, msg: string) => logs().some((l) => l.pid === pid && l.msg === msg);
+
+    const web = await waitFor(
+      () => {
+        if (p.child.exitCode !== null) throw new Error(`exited early: ${p.stderr()}`);
+        const pids = startedAs('web');
+        return pids.length === 2 && pids.every((pid) => logged(pid, 'api listening')) ? pids : null;
+      },
+      { timeoutMs: 60000, intervalMs: 100, what: 'both API processes listening' },
+    );
+    const [worker] = await waitFor(() => {
+      const pids = startedAs('worker');
+      return pids.length === 1 && logged(pids[0], 'workers running') ? pids : null;
+    }, { timeoutMs: 30000, what: 'the worker running' });
+    for (const pid of [...web, worker]) children.add(pid);
+    const health = await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } });
+    expect(health.statusCode).to.equal(200);
+
+    // A worker killed outright is logged and started again after the first backoff step.
+    process.kill(worker, 'SIGKILL');
+    const died = await waitFor(
+      () => logs().find((l) => l.msg === 'child exited unexpectedly, restarting' && l.child === worker),
+      { timeoutMs: 10000, what: 'the death to be logged' },
+    );
+    expect(died).to.include({ role: 'worker', signal: 'SIGKILL', restartInMs: 1000, level: 50 });
+    const [again] = await waitFor(() => {
+      const pids = startedAs('worker').filter((pid) => pid !== worker);
+      return pids.length === 1 && logged(pids[0], 'workers running') ? pids : null;
+    }, { timeoutMs: 30000, what: 'a new worker running' });
+    children.add(again);
+    // The API stayed up meanwhile, in both processes.
+    expect(web.every(alive)).to.equal(true);
+
+    // The supervisor killed outright: every child notices its parent is gone and stops.
+    p.child.kill('SIGKILL');
+    await p.exited;
+    await waitFor(() => [...web, again].every((pid) => !alive(pid)), { timeoutMs: 30000, what: 'the children to exit' });
+    // The worker drained (its IPC channel closed); cluster's API processes exit at once by Node's rule.
+    expect(logs().filter((l) => l.pid === again && l.msg === 'shutting down').map((l) => l.signal)).to.deep.equal(['disconnect']);
+    expect(logs().find((l) => l.pid === again && l.msg === 'bye')).to.include({ code: 0 });
+  });
+});
