@@ -20,6 +20,8 @@ export interface RoleSpec {
   count: number;
   /** start through node:cluster (children share listening ports with each other) */
   cluster: boolean;
+  /** over the supervisor's environment */
+  env?: Record<string, string>;
 }
 
 export interface SupervisorOptions {
@@ -55,8 +57,8 @@ export function supervise(roles: RoleSpec[], opts: SupervisorOptions): void {
   let stopping = false;
   let failedDrains = 0;
 
-  const env = { ...process.env, [SUPERVISOR_ENV]: String(process.pid) };
   const spawnChild = (spec: RoleSpec): ChildProcess => {
+    const env = { ...process.env, ...spec.env, [SUPERVISOR_ENV]: String(process.pid) };
     if (spec.cluster) {
       cluster.setupPrimary({ exec: spec.script, args: [] });
       return cluster.fork(env).process;

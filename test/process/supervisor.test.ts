@@ -28,6 +28,25 @@ describe('npm start supervisor', function () {
     expect([1, 2, 3, 4, 5, 6, 7].map((n) => restartDelay(n, 1000, 30000))).to.deep.equal([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
   });
 
+  for (const [signal, badCode, exit] of [
+    ['SIGTERM', '0', 0],
+    ['SIGINT', '0', 0],
+    ['SIGTERM', '3', 1],
+  ] as const) {
+    it(`forwards ${signal} to every child and exits ${exit} when ${exit ? 'a child fails its drain' : 'every drain works'}`, async () => {
+      const p = spawnEntry('dist/test/fixtures/supervisor/main.js', { BAD_DRAIN_EXIT_CODE: badCode, LOG_LEVEL: 'info' });
+      await waitFor(() => p.stdout().match(/^ready /gm)?.length === 2, { timeoutMs: 20000, what: 'both children ready' });
+      p.child.kill(signal);
+      const { code } = await p.exited;
+      expect(code).to.equal(exit);
+      const stopped = logLines(p.stdout()).filter((l) => l.msg === 'child stopped');
+      expect(stopped.map((l) => [l.role, l.code])).to.have.deep.members([
+        ['good', 0],
+        ['bad', Number(badCode)],
+      ]);
+    });
+  }
+
   it('runs API processes on one port and a worker, restarts a killed child, and leaves no orphan when killed', async () => {
     const port = await freePort();
     proc = spawnEntry('dist/src/main/all.js', {
