@@ -45,15 +45,17 @@ export const MIGRATION_LOCK_KEY = '6003089590645770066';
  * Applies pending migrations; returns the names applied (none: a no-op).
  * Under a PostgreSQL session advisory lock held on a connection of its own,
  * so two `npm start` / `npm run migrate` at once run them one after the
- * other: the second finds nothing pending. The lock goes with the session if
- * the process dies.
+ * other: the second finds nothing pending. `then` runs under the same lock
+ * after them (`npm start` loads the demo there, so two first starts do not
+ * both load it). The lock goes with the session if the process dies.
  */
-export async function migrate(orm: MikroORM): Promise<string[]> {
+export async function migrate(orm: MikroORM, then?: () => Promise<unknown>): Promise<string[]> {
   const client = new pg.Client({ connectionString: orm.config.get('clientUrl') });
   await client.connect();
   try {
     await client.query(`select pg_advisory_lock(${MIGRATION_LOCK_KEY}::bigint)`);
     const applied = await orm.migrator.up();
+    await then?.();
     return applied.map((m) => m.name);
   } finally {
     await client.query(`select pg_advisory_unlock(${MIGRATION_LOCK_KEY}::bigint)`).catch(() => undefined);

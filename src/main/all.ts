@@ -20,9 +20,9 @@ warnUnsafeDefaults(cfg, { demo: true });
 await ensureDatabase(cfg.databaseUrl);
 const rt = await createRuntime(cfg, { log });
 try {
-  const applied = await migrate(rt.orm);
+  // the demo under the migrations' lock: two first starts at once load it once
+  const applied = await migrate(rt.orm, async () => cfg.nodeEnv !== 'production' && (await loadDemoIfEmpty(rt)));
   if (applied.length) log.info({ applied }, 'migrations applied');
-  if (cfg.nodeEnv !== 'production') await loadDemoIfEmpty(rt);
 } finally {
   await rt.close();
 }

@@ -8,20 +8,75 @@ import got from 'got';
 import { dropDatabase } from '../../src/db/database.js';
 import { restartDelay } from '../../src/main/supervisor.js';
 import { freePort } from '../helpers/ports.js';
-import { alive, logLines, spawnEntry, type Spawned } from '../helpers/spawn.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import { alive, killGroup, logLines, ROOT, spawnEntry, spawnNpm, type Spawned } from '../helpers/spawn.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('npm start supervisor', function () {
   this.timeout(90000);
   const db = new URL(process.env.DATABASE_URL!);
   db.pathname = `${db.pathname}_supervisor`;
+  const twice = new URL(process.env.DATABASE_URL!);
+  twice.pathname = `${twice.pathname}_two_starts`;
   let proc: Spawned | undefined;
+  const starts: Spawned[] = [];
   const children = new Set<number>();
 
   after(async () => {
     if (proc && proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    for (const p of starts) killGroup(p, 'SIGKILL');
     for (const pid of children) if (alive(pid)) process.kill(pid, 'SIGKILL');
     await dropDatabase(db.toString());
+    await dropDatabase(twice.toString());
+  });
+
+  it('two `npm start` at once on a new database: both serve, the demo is loaded once, both drain with 0', async () => {
+    const ports = [await freePort(), await freePort()];
+    for (const port of ports) {
+      starts.push(
+        spawnNpm(['start'], {
+          PORT: String(port),
+          DATABASE_URL: twice.toString(),
+          QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_two_starts`,
+          LOG_LEVEL: 'info',
+          WEB_PROCESSES: '1',
+        }),
+      );
+    }
+    const healthy = async (port: number) =>
+      (await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } }).catch(() => null))?.statusCode === 200;
+    await waitFor(
+      async () => {
+        const early = starts.find((p) => p.child.exitCode !== null);
+        if (early) throw new Error(`exited early: ${early.stderr()}`);
+        return (await healthy(ports[0])) && (await healthy(ports[1]));
+      },
+      { timeoutMs: 60000, intervalMs: 100, what: 'both instances healthy' },
+    );
+    expect(starts.filter((p) => p.stdout().includes('Demo credentials')), 'instances that loaded the demo').to.have.length(1);
+    const demo = JSON.parse(await readFile(join(ROOT, 'config/demo.json'), 'utf8')) as { apiUsers: unknown[] };
+    const client = new pg.Client({ connectionString: twice.toString() });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>('select count(*)::int as n from api_user');
+      expect(rows[0].n).to.equal(demo.apiUsers.length);
+    } finally {
+      await client.end();
+    }
+
+    // SIGTERM to each process group (npm, the supervisor, its children); npm may exit before the
+    // supervisor has finished, so its last line is awaited.
+    for (const p of starts) killGroup(p, 'SIGTERM');
+    for (const p of starts) {
+      const supervisor = logLines(p.stdout()).find((l) => l.msg === 'starting api and worker processes')?.pid;
+      const bye = await waitFor(() => logLines(p.stdout()).find((l) => l.pid === supervisor && l.msg === 'bye'), {
+        timeoutMs: 40000,
+        what: 'the supervisor to finish',
+      });
+      expect(bye).to.include({ code: 0 });
+    }
   });
 
   it('restarts after 1 s, doubling for each quick death in a row, up to 30 s', () => {
