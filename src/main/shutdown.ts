@@ -23,9 +23,9 @@ if (supervised && !parentGone) {
 /**
  * On SIGTERM or SIGINT, runs the steps in order (stop intake, drain workers,
  * close the ORM and Redis: STYLE 14) and exits 0; 1 when a step fails or the
- * whole drain takes longer than `timeoutMs`. A process started with an IPC
- * channel (by the `npm start` supervisor) drains the same way when that
- * channel closes: its parent died, and it must not live on as an orphan.
+ * whole drain takes longer than `timeoutMs`. A child of the `npm start`
+ * supervisor drains the same way when its IPC channel closes: the supervisor
+ * died, and the child must not live on as an orphan.
  */
 export function onShutdown(log: Logger, steps: Array<[string, () => Promise<void>]>, timeoutMs: number): void {
   let stopping = false;

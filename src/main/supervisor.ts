@@ -79,6 +79,7 @@ export function supervise(roles: RoleSpec[], opts: SupervisorOptions): void {
     slot.child = child;
     slot.startedAt = Date.now();
     log.info({ role: slot.spec.role, index: slot.index, child: child.pid }, 'child started');
+    child.on('error', (err) => log.error({ role: slot.spec.role, child: child.pid, err }, 'child process error'));
     child.once('exit', (code, signal) => {
       slot.child = undefined;
       if (stopping) {
