@@ -82,11 +82,14 @@ describe('run contract: roles side by side, migrations at once', function () {
     expect(await snapshot(dist)).to.deep.equal(before);
   });
 
-  it('two `npm run migrate` at once on a new database: both succeed, one applies, the other finds nothing pending', async () => {
+  it('two `npm run migrate` at once on a new database: both succeed, one applies, the other finds nothing pending, dist/ untouched', async () => {
+    const before = await snapshot(join(ROOT, 'dist'));
     const env = { DATABASE_URL: fresh.toString() };
     const runs = [spawnNpm(['run', 'migrate'], env), spawnNpm(['run', 'migrate'], env)];
     procs.push(...runs);
     const exits = await Promise.all(runs.map((r) => r.exited));
+    // no build either: migrating beside running roles leaves their files alone
+    expect(await snapshot(join(ROOT, 'dist'))).to.deep.equal(before);
     expect(exits.map((e) => e.code), runs.map((r) => r.stderr()).join('\n')).to.deep.equal([0, 0]);
     const said = runs.map((r) => (r.stdout().match(/^(applied: .+|no pending migrations)$/m) ?? [''])[0]).sort();
     expect(said[0]).to.match(/^applied: Migration/);
