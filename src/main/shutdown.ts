@@ -3,8 +3,12 @@ import type { Logger } from 'pino';
 /** Set by the `npm start` supervisor in its children's environment (its pid). */
 export const SUPERVISOR_ENV = 'BROKER_SUPERVISOR_PID';
 
-/** Whether this process is a child of the `npm start` supervisor (which prints the banner once for all). */
-export const supervised = process.env[SUPERVISOR_ENV] !== undefined;
+/**
+ * Whether this process is a child of the `npm start` supervisor (which prints
+ * the banner once for all): the variable and an IPC channel, open or already
+ * closed (`process.send` stays; without a channel there is none).
+ */
+export const supervised = process.env[SUPERVISOR_ENV] !== undefined && typeof process.send === 'function';
 
 /**
  * A supervised child watches its IPC channel from this module's import: a
