@@ -31,7 +31,7 @@ async function stopAll(procs: Spawned[]): Promise<void> {
 }
 
 describe('run contract: roles side by side, migrations at once', function () {
-  this.timeout(120000);
+  this.timeout(180000);
   const procs: Spawned[] = [];
   const fresh = new URL(process.env.DATABASE_URL!);
   fresh.pathname = `${fresh.pathname}_migrate_race`;
@@ -70,7 +70,7 @@ describe('run contract: roles side by side, migrations at once', function () {
         if (early) throw new Error(`exited early: ${early.stderr()}`);
         return (await healthy(port1)) && (await healthy(port2)) && workers.every((w) => w.stdout().includes('"msg":"workers running"'));
       },
-      { timeoutMs: 30000, intervalMs: 100, what: 'both APIs healthy and both workers running' },
+      { timeoutMs: 90000, intervalMs: 100, what: 'both APIs healthy and both workers running' },
     );
 
     expect(await snapshot(dist)).to.deep.equal(before);

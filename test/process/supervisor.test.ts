@@ -15,7 +15,7 @@ import { alive, killGroup, logLines, ROOT, spawnEntry, spawnNpm, type Spawned } 
 import { waitFor } from '../helpers/wait.js';
 
 describe('npm start supervisor', function () {
-  this.timeout(90000);
+  this.timeout(180000);
   const db = new URL(process.env.DATABASE_URL!);
   db.pathname = `${db.pathname}_supervisor`;
   const twice = new URL(process.env.DATABASE_URL!);
@@ -53,7 +53,7 @@ describe('npm start supervisor', function () {
         if (early) throw new Error(`exited early: ${early.stderr()}`);
         return (await healthy(ports[0])) && (await healthy(ports[1]));
       },
-      { timeoutMs: 60000, intervalMs: 100, what: 'both instances healthy' },
+      { timeoutMs: 120000, intervalMs: 100, what: 'both instances healthy' },
     );
     expect(starts.filter((p) => p.stdout().includes('Demo credentials')), 'instances that loaded the demo').to.have.length(1);
     const demo = JSON.parse(await readFile(join(ROOT, 'config/demo.json'), 'utf8')) as { apiUsers: unknown[] };
@@ -125,12 +125,12 @@ describe('npm start supervisor', function () {
         const pids = startedAs('web');
         return pids.length === 2 && pids.every((pid) => logged(pid, 'api listening')) ? pids : null;
       },
-      { timeoutMs: 60000, intervalMs: 100, what: 'both API processes listening' },
+      { timeoutMs: 120000, intervalMs: 100, what: 'both API processes listening' },
     );
     const [worker] = await waitFor(() => {
       const pids = startedAs('worker');
       return pids.length === 1 && logged(pids[0], 'workers running') ? pids : null;
-    }, { timeoutMs: 30000, what: 'the worker running' });
+    }, { timeoutMs: 60000, what: 'the worker running' });
     for (const pid of [...web, worker]) children.add(pid);
     const health = await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } });
     expect(health.statusCode).to.equal(200);
@@ -145,7 +145,7 @@ describe('npm start supervisor', function () {
     const [again] = await waitFor(() => {
       const pids = startedAs('worker').filter((pid) => pid !== worker);
       return pids.length === 1 && logged(pids[0], 'workers running') ? pids : null;
-    }, { timeoutMs: 30000, what: 'a new worker running' });
+    }, { timeoutMs: 60000, what: 'a new worker running' });
     children.add(again);
     // The API stayed up meanwhile, in both processes.
     expect(web.every(alive)).to.equal(true);
