@@ -11,7 +11,7 @@ import { logLines, spawnEntry, type Spawned } from '../helpers/spawn.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('SIGTERM (STYLE 14)', function () {
-  this.timeout(60000);
+  this.timeout(120000);
   // A database and a queue prefix of its own: `npm start` migrates and may load demo data, and its
   // workers must not take the other tests' jobs.
   const db = new URL(process.env.DATABASE_URL!);
@@ -44,7 +44,7 @@ describe('SIGTERM (STYLE 14)', function () {
         const res = await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } }).catch(() => null);
         return res?.statusCode === 200;
       },
-      { timeoutMs: 45000, intervalMs: 100, what: 'GET /health 200' },
+      { timeoutMs: 90000, intervalMs: 100, what: 'GET /health 200' },
     );
 
     // A request in flight: its body arrives in two parts, the second after SIGTERM.
