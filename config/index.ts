@@ -64,7 +64,7 @@ export interface Config {
   workerLockDurationMs: number;
   /** how often a worker looks for stalled jobs (a killed worker's job is taken within lock + interval) */
   workerStalledIntervalMs: number;
-  /** `npm start`: API processes sharing PORT (0: one per core but one, at least one) */
+  /** `npm start`: API processes sharing PORT (0: the cores less the worker processes, at least one) */
   webProcesses: number;
   /** `npm start`: worker processes */
   workerProcesses: number;

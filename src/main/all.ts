@@ -2,7 +2,7 @@
  * `npm start`: the whole service on one machine (issue 12, item 6). Migrates
  * when needed and loads the demo document into an empty database outside
  * production, once; then supervises the API (WEB_PROCESSES processes sharing
- * PORT; by default one per core but the worker's, at least one) and the
+ * PORT; by default the cores less the worker processes, at least one) and the
  * workers (WORKER_PROCESSES) as child processes: see supervisor.ts.
  */
 import { availableParallelism } from 'node:os';
