@@ -71,8 +71,12 @@ export interface Config {
   localUtcOffset: string;
   /** BullMQ job lock: a job whose worker stops renewing it for this long is stalled and re-run once */
   workerLockDurationMs: number;
-  /** how often a worker looks for stalled jobs */
+  /** how often a worker looks for stalled jobs (a killed worker's job is taken within lock + interval) */
   workerStalledIntervalMs: number;
+  /** `npm start`: API processes sharing PORT (0: the cores less the worker processes, at least one) */
+  webProcesses: number;
+  /** `npm start`: worker processes */
+  workerProcesses: number;
   /** real-time sockets (D10): ping interval; a socket that missed the previous pong is terminated */
   heartbeatMs: number;
   /** a socket whose unsent bytes pass this bound is terminated (slow client) */
@@ -141,8 +145,10 @@ const VARS: Record<string, VarSpec> = {
   SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 30000, minimum: 0 },
   MAX_STOPS: { key: 'maxStops', type: 'integer', default: 10, minimum: 1 },
   LOCAL_UTC_OFFSET: { key: 'localUtcOffset', type: 'string', default: '-05:00', pattern: '^[+-](0[0-9]|1[0-4]):[0-5][0-9]$' },
-  WORKER_LOCK_DURATION_MS: { key: 'workerLockDurationMs', type: 'integer', default: 30000, minimum: 100 },
-  WORKER_STALLED_INTERVAL_MS: { key: 'workerStalledIntervalMs', type: 'integer', default: 30000, minimum: 100 },
+  WORKER_LOCK_DURATION_MS: { key: 'workerLockDurationMs', type: 'integer', default: 10000, minimum: 100 },
+  WORKER_STALLED_INTERVAL_MS: { key: 'workerStalledIntervalMs', type: 'integer', default: 5000, minimum: 100 },
+  WEB_PROCESSES: { key: 'webProcesses', type: 'integer', default: 0, minimum: 0, maximum: 64 },
+  WORKER_PROCESSES: { key: 'workerProcesses', type: 'integer', default: 1, minimum: 1, maximum: 64 },
   HEARTBEAT_MS: { key: 'heartbeatMs', type: 'integer', default: 30000, minimum: 10 },
   WS_MAX_BUFFER_BYTES: { key: 'wsMaxBufferBytes', type: 'integer', default: 1048576, minimum: 1024 },
   WS_MAX_MESSAGE_BYTES: { key: 'wsMaxMessageBytes', type: 'integer', default: 65536, minimum: 1024 },
@@ -206,6 +212,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze(out) as unknown as Config;
+}
+
+/**
+ * The secrets left at their public default (published in this source file): fine for trying the
+ * service out, never for production, where they are required (see src/main/banner.ts).
+ */
+export function publicSecretsInUse(cfg: Config): Array<'JWT_SECRET' | 'INTEGRITY_SECRET'> {
+  const names: Array<'JWT_SECRET' | 'INTEGRITY_SECRET'> = [];
+  if (cfg.jwtSecret === DEV_ONLY_SECRET) names.push('JWT_SECRET');
+  if (cfg.integritySecret === DEV_ONLY_SECRET) names.push('INTEGRITY_SECRET');
+  return names;
 }
 
 let cached: Config | undefined;

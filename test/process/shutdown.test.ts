@@ -7,11 +7,11 @@ import { handlers } from '../../workers/processors/index.js';
 import { startApp } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
 import { parseResponse, rawConnection } from '../helpers/raw.js';
-import { spawnEntry, type Spawned } from '../helpers/spawn.js';
+import { logLines, spawnEntry, type Spawned } from '../helpers/spawn.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('SIGTERM (STYLE 14)', function () {
-  this.timeout(60000);
+  this.timeout(120000);
   // A database and a queue prefix of its own: `npm start` migrates and may load demo data, and its
   // workers must not take the other tests' jobs.
   const db = new URL(process.env.DATABASE_URL!);
@@ -23,13 +23,19 @@ describe('SIGTERM (STYLE 14)', function () {
     await dropDatabase(db.toString());
   });
 
-  it('stops taking requests, finishes the one in flight and exits 0', async () => {
+  it('npm start: stops taking requests, finishes the one in flight, drains every child and exits 0', async () => {
     const port = await freePort();
     proc = spawnEntry('dist/src/main/all.js', {
       PORT: String(port),
       DATABASE_URL: db.toString(),
       QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_sigterm`,
       LOG_LEVEL: 'info',
+      // one API process: the in-flight request below must be in the process that answers the later one
+      WEB_PROCESSES: '1',
+      // as a first try-out runs it: no NODE_ENV, no secrets
+      NODE_ENV: undefined,
+      JWT_SECRET: undefined,
+      INTEGRITY_SECRET: undefined,
     });
     const p = proc;
     await waitFor(
@@ -38,7 +44,7 @@ describe('SIGTERM (STYLE 14)', function () {
         const res = await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } }).catch(() => null);
         return res?.statusCode === 200;
       },
-      { timeoutMs: 45000, intervalMs: 100, what: 'GET /health 200' },
+      { timeoutMs: 90000, intervalMs: 100, what: 'GET /health 200' },
     );
 
     // A request in flight: its body arrives in two parts, the second after SIGTERM.
@@ -72,15 +78,24 @@ describe('SIGTERM (STYLE 14)', function () {
 
     const { code } = await p.exited;
     expect(code).to.equal(0);
-    const steps = p
-      .stdout()
-      .split('\n')
-      // log lines are JSON; the demo credentials printed on an empty database are plain text
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as { msg: string; step?: string })
-      .filter((l) => l.msg === 'shutdown step done')
-      .map((l) => l.step);
-    expect(steps).to.deep.equal(['http', 'workers', 'runtime']);
+    // The supervisor forwarded SIGTERM; each child ran its own steps; all stopped with 0.
+    const logs = logLines(p.stdout());
+    const supervisor = p.child.pid;
+    const started = logs.filter((l) => l.pid === supervisor && l.msg === 'child started');
+    expect(started.map((l) => l.role)).to.have.members(['web', 'worker']);
+    for (const { role, child } of started) {
+      const steps = logs.filter((l) => l.pid === child && l.msg === 'shutdown step done').map((l) => l.step);
+      expect(steps, `${String(role)} steps`).to.deep.equal(role === 'web' ? ['http', 'runtime'] : ['workers', 'runtime']);
+    }
+    const stopped = logs.filter((l) => l.pid === supervisor && l.msg === 'child stopped');
+    expect(stopped.map((l) => [l.child, l.code])).to.have.deep.members(started.map((l) => [l.child, 0]));
+    // (pino flushes its last lines synchronously at exit, so they may land before an earlier one)
+    expect(logs.filter((l) => l.pid === supervisor && l.msg === 'bye').map((l) => l.code)).to.deep.equal([0]);
+    // Public defaults said once, on stderr, by the supervisor (issue 8, item 12).
+    const err = p.stderr();
+    expect(err.split('NOT FOR PRODUCTION')).to.have.length(2);
+    expect(err).to.include('NODE_ENV is development').and.include('JWT_SECRET is not set').and.include('INTEGRITY_SECRET is not set');
+    expect(err).to.include('config/demo.json').and.include('NODE_ENV=production');
   });
 
   it('lets a running job finish before the workers close', async () => {

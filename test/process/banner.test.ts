@@ -1,0 +1,28 @@
+/** The start banner about public defaults (issue 8, item 12); the spawned processes' output is in roles and shutdown tests. */
+import { expect } from 'chai';
+import { loadConfig } from '../../config/index.js';
+import { unsafeDefaultsBanner } from '../../src/main/banner.js';
+
+const SECRETS = { JWT_SECRET: 'a-production-secret-of-32-characters-or-more', INTEGRITY_SECRET: 'another-production-secret-of-32-characters' };
+
+describe('start banner about public defaults', () => {
+  it('names each public default and what to set, on lines a terminal cannot miss', () => {
+    const text = unsafeDefaultsBanner(loadConfig({}), { demo: true })!;
+    const lines = text.trimEnd().split('\n');
+    expect(lines.every((l) => l.startsWith('!!'))).to.equal(true);
+    expect(text).to.include('NODE_ENV is development').and.include('JWT_SECRET is not set').and.include('INTEGRITY_SECRET is not set');
+    expect(text).to.include('config/demo.json').and.include('NODE_ENV=production').and.include('npm run provision');
+  });
+
+  it('names only what is public: the secrets set, the demo alone (npm start)', () => {
+    const text = unsafeDefaultsBanner(loadConfig({ ...SECRETS, JWT_SECRET: undefined }), { demo: true })!;
+    expect(text).to.include('JWT_SECRET is not set').and.not.include('INTEGRITY_SECRET is not set');
+    const demoOnly = unsafeDefaultsBanner(loadConfig(SECRETS), { demo: true })!;
+    expect(demoOnly).to.include('config/demo.json').and.not.include('is not set');
+  });
+
+  it('says nothing with both secrets set and no demo, nor in production', () => {
+    expect(unsafeDefaultsBanner(loadConfig(SECRETS), { demo: false })).to.equal(null);
+    expect(unsafeDefaultsBanner(loadConfig({ ...SECRETS, NODE_ENV: 'production' }), { demo: true })).to.equal(null);
+  });
+});

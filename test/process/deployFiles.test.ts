@@ -1,0 +1,56 @@
+/**
+ * The Procfile and docker-compose.yml, read as text (no Docker engine here):
+ * the compose roles run what the Procfile runs (built files, no build at
+ * start), and PostgreSQL and Redis are never published beyond 127.0.0.1 nor
+ * left without a password (issue 8, items 11 and 12).
+ */
+import { expect } from 'chai';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ROOT } from '../helpers/spawn.js';
+
+describe('Procfile and docker-compose.yml', () => {
+  let procfile: Record<string, string>;
+  let compose: string;
+
+  before(async () => {
+    procfile = Object.fromEntries(
+      (await readFile(join(ROOT, 'Procfile'), 'utf8'))
+        .split('\n')
+        .filter((l) => l.includes(': '))
+        .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+    );
+    compose = await readFile(join(ROOT, 'docker-compose.yml'), 'utf8');
+  });
+
+  /** The lines of one service's block. */
+  const service = (name: string): string => {
+    const start = compose.indexOf(`\n  ${name}:\n`);
+    expect(start, name).to.be.greaterThan(-1);
+    const rest = compose.slice(start + 1);
+    const end = rest.slice(1).search(/\n {2}[a-z]|\n[a-z]/);
+    return end < 0 ? rest : rest.slice(0, end + 1);
+  };
+
+  it('runs the same built entry points as the Procfile for web and worker', () => {
+    for (const role of ['web', 'worker']) {
+      const script = procfile[role].match(/node (dist\/\S+\.js)$/)?.[1];
+      expect(script, `Procfile ${role}`).to.be.a('string');
+      expect(service(role)).to.include(`command: ["node", "${script}"]`);
+    }
+    expect(procfile.release).to.match(/node dist\/src\/cli\/migrate\.js$/);
+    // the build happens once, in `npm ci` (prepare), then migrations
+    expect(service('migrate')).to.include('npm ci --include=dev && npm run migrate');
+  });
+
+  it('publishes PostgreSQL and Redis on 127.0.0.1 only, each with a password', () => {
+    for (const [name, port] of [['postgres', 5432], ['redis', 6379]] as const) {
+      const ports = service(name).match(/ports: (.*)/)?.[1] ?? '[]';
+      expect(ports, name).to.equal(`["127.0.0.1:${port}:${port}"]`);
+    }
+    expect(service('postgres')).to.not.match(/^\s*POSTGRES_HOST_AUTH_METHOD/m);
+    expect(service('postgres')).to.include('POSTGRES_PASSWORD: ${POSTGRES_PASSWORD:?');
+    expect(service('redis')).to.include('"--requirepass", "${REDIS_PASSWORD:?');
+    expect(service('migrate')).to.include('redis://:${REDIS_PASSWORD').and.include('postgres://postgres:${POSTGRES_PASSWORD');
+  });
+});

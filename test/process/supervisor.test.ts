@@ -1,0 +1,161 @@
+/**
+ * `npm start` as a supervisor (issue 12, item 6): API processes sharing the
+ * port and a worker process as children; a child that dies is restarted
+ * after a backoff; killing the supervisor leaves no child behind.
+ */
+import { expect } from 'chai';
+import got from 'got';
+import { dropDatabase } from '../../src/db/database.js';
+import { restartDelay } from '../../src/main/supervisor.js';
+import { freePort } from '../helpers/ports.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import pg from 'pg';
+import { alive, killGroup, logLines, ROOT, spawnEntry, spawnNpm, type Spawned } from '../helpers/spawn.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('npm start supervisor', function () {
+  this.timeout(180000);
+  const db = new URL(process.env.DATABASE_URL!);
+  db.pathname = `${db.pathname}_supervisor`;
+  const twice = new URL(process.env.DATABASE_URL!);
+  twice.pathname = `${twice.pathname}_two_starts`;
+  let proc: Spawned | undefined;
+  const starts: Spawned[] = [];
+  const children = new Set<number>();
+
+  after(async () => {
+    if (proc && proc.child.exitCode === null) proc.child.kill('SIGKILL');
+    for (const p of starts) killGroup(p, 'SIGKILL');
+    for (const pid of children) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    await dropDatabase(db.toString());
+    await dropDatabase(twice.toString());
+  });
+
+  it('two `npm start` at once on a new database: both serve, the demo is loaded once, both drain with 0', async () => {
+    const ports = [await freePort(), await freePort()];
+    for (const port of ports) {
+      starts.push(
+        spawnNpm(['start'], {
+          PORT: String(port),
+          DATABASE_URL: twice.toString(),
+          QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_two_starts`,
+          LOG_LEVEL: 'info',
+          WEB_PROCESSES: '1',
+        }),
+      );
+    }
+    const healthy = async (port: number) =>
+      (await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } }).catch(() => null))?.statusCode === 200;
+    await waitFor(
+      async () => {
+        const early = starts.find((p) => p.child.exitCode !== null);
+        if (early) throw new Error(`exited early: ${early.stderr()}`);
+        return (await healthy(ports[0])) && (await healthy(ports[1]));
+      },
+      { timeoutMs: 120000, intervalMs: 100, what: 'both instances healthy' },
+    );
+    expect(starts.filter((p) => p.stdout().includes('Demo credentials')), 'instances that loaded the demo').to.have.length(1);
+    const demo = JSON.parse(await readFile(join(ROOT, 'config/demo.json'), 'utf8')) as { apiUsers: unknown[] };
+    const client = new pg.Client({ connectionString: twice.toString() });
+    await client.connect();
+    try {
+      const { rows } = await client.query<{ n: number }>('select count(*)::int as n from api_user');
+      expect(rows[0].n).to.equal(demo.apiUsers.length);
+    } finally {
+      await client.end();
+    }
+
+    // SIGTERM to each process group (npm, the supervisor, its children); npm may exit before the
+    // supervisor has finished, so its last line is awaited.
+    for (const p of starts) killGroup(p, 'SIGTERM');
+    for (const p of starts) {
+      const supervisor = logLines(p.stdout()).find((l) => l.msg === 'starting api and worker processes')?.pid;
+      const bye = await waitFor(() => logLines(p.stdout()).find((l) => l.pid === supervisor && l.msg === 'bye'), {
+        timeoutMs: 40000,
+        what: 'the supervisor to finish',
+      });
+      expect(bye).to.include({ code: 0 });
+    }
+  });
+
+  it('restarts after 1 s, doubling for each quick death in a row, up to 30 s', () => {
+    expect([1, 2, 3, 4, 5, 6, 7].map((n) => restartDelay(n, 1000, 30000))).to.deep.equal([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  });
+
+  for (const [signal, badCode, exit] of [
+    ['SIGTERM', '0', 0],
+    ['SIGINT', '0', 0],
+    ['SIGTERM', '3', 1],
+  ] as const) {
+    it(`forwards ${signal} to every child and exits ${exit} when ${exit ? 'a child fails its drain' : 'every drain works'}`, async () => {
+      const p = spawnEntry('dist/test/fixtures/supervisor/main.js', { BAD_DRAIN_EXIT_CODE: badCode, LOG_LEVEL: 'info' });
+      await waitFor(() => p.stdout().match(/^ready /gm)?.length === 2, { timeoutMs: 20000, what: 'both children ready' });
+      p.child.kill(signal);
+      const { code } = await p.exited;
+      expect(code).to.equal(exit);
+      const stopped = logLines(p.stdout()).filter((l) => l.msg === 'child stopped');
+      expect(stopped.map((l) => [l.role, l.code])).to.have.deep.members([
+        ['good', 0],
+        ['bad', Number(badCode)],
+      ]);
+    });
+  }
+
+  it('runs API processes on one port and a worker, restarts a killed child, and leaves no orphan when killed', async () => {
+    const port = await freePort();
+    proc = spawnEntry('dist/src/main/all.js', {
+      PORT: String(port),
+      DATABASE_URL: db.toString(),
+      QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_supervisor`,
+      LOG_LEVEL: 'info',
+      WEB_PROCESSES: '2',
+    });
+    const p = proc;
+    const logs = () => logLines(p.stdout());
+    const startedAs = (role: string) =>
+      logs()
+        .filter((l) => l.pid === p.child.pid && l.msg === 'child started' && l.role === role)
+        .map((l) => Number(l.child));
+    const logged = (pid: number, msg: string) => logs().some((l) => l.pid === pid && l.msg === msg);
+
+    const web = await waitFor(
+      () => {
+        if (p.child.exitCode !== null) throw new Error(`exited early: ${p.stderr()}`);
+        const pids = startedAs('web');
+        return pids.length === 2 && pids.every((pid) => logged(pid, 'api listening')) ? pids : null;
+      },
+      { timeoutMs: 120000, intervalMs: 100, what: 'both API processes listening' },
+    );
+    const [worker] = await waitFor(() => {
+      const pids = startedAs('worker');
+      return pids.length === 1 && logged(pids[0], 'workers running') ? pids : null;
+    }, { timeoutMs: 60000, what: 'the worker running' });
+    for (const pid of [...web, worker]) children.add(pid);
+    const health = await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } });
+    expect(health.statusCode).to.equal(200);
+
+    // A worker killed outright is logged and started again after the first backoff step.
+    process.kill(worker, 'SIGKILL');
+    const died = await waitFor(
+      () => logs().find((l) => l.msg === 'child exited unexpectedly, restarting' && l.child === worker),
+      { timeoutMs: 10000, what: 'the death to be logged' },
+    );
+    expect(died).to.include({ role: 'worker', signal: 'SIGKILL', restartInMs: 1000, level: 50 });
+    const [again] = await waitFor(() => {
+      const pids = startedAs('worker').filter((pid) => pid !== worker);
+      return pids.length === 1 && logged(pids[0], 'workers running') ? pids : null;
+    }, { timeoutMs: 60000, what: 'a new worker running' });
+    children.add(again);
+    // The API stayed up meanwhile, in both processes.
+    expect(web.every(alive)).to.equal(true);
+
+    // The supervisor killed outright: every child notices its parent is gone and stops.
+    p.child.kill('SIGKILL');
+    await p.exited;
+    await waitFor(() => [...web, again].every((pid) => !alive(pid)), { timeoutMs: 30000, what: 'the children to exit' });
+    // The worker drained (its IPC channel closed); cluster's API processes exit at once by Node's rule.
+    expect(logs().filter((l) => l.pid === again && l.msg === 'shutting down').map((l) => l.signal)).to.deep.equal(['disconnect']);
+    expect(logs().find((l) => l.pid === again && l.msg === 'bye')).to.include({ code: 0 });
+  });
+});
