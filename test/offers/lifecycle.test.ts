@@ -72,8 +72,8 @@ describe('offer lifecycle with the workers running', () => {
     app = await startApp({
       workers: true,
       env: {
-        OFFER_RESPONSE_WINDOW_MS: '400',
-        OFFER_MAX_OPEN_MS: '2500',
+        OFFER_RESPONSE_WINDOW_MS: '1000',
+        OFFER_MAX_OPEN_MS: '3000',
         WEBHOOK_TIMEOUT_MS: '1000',
         GESTOR_ID: 'GESTOR-T',
         GESTOR_DNI: '900111222',
