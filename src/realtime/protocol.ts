@@ -25,7 +25,7 @@ const coordinate = (limit: number) =>
   ({
     anyOf: [
       { type: 'number', minimum: -limit, maximum: limit },
-      { type: 'string', pattern: '^-?[0-9]{1,3}(\\.[0-9]+)?$' },
+      { type: 'string', maxLength: 32, pattern: '^-?[0-9]{1,3}(\\.[0-9]+)?$' },
     ],
   }) as const;
 
@@ -34,7 +34,7 @@ const respondSchema = {
   required: ['id'],
   additionalProperties: false,
   properties: {
-    id: { type: 'string', format: 'uuid' },
+    id: { type: 'string', maxLength: 36, format: 'uuid' },
     tiempoLlegadaSitio: { type: 'number', minimum: 0, maximum: 1440 },
     latitudTecnico: coordinate(90),
     longitudTecnico: coordinate(180),
@@ -57,7 +57,7 @@ const progressSchema = {
   required: ['id', 'estado'],
   additionalProperties: false,
   properties: {
-    id: { type: 'string', format: 'uuid' },
+    id: { type: 'string', maxLength: 36, format: 'uuid' },
     estado: { type: 'string', minLength: 1, maxLength: 40 },
     latitudTecnico: coordinate(90),
     longitudTecnico: coordinate(180),

@@ -18,7 +18,7 @@ import type { Runtime } from '../../main/runtime.js';
 import { profileEndpoint } from '../../webhooks/deliveries.js';
 import { dispatchAcceptance } from './acceptanceNotification.js';
 import { announceTransition } from './announce.js';
-import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../geo/coordinates.js';
+import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../geo/coordinates.js';
 import { publishOfferEvent } from './events.js';
 import { UUID_PATTERN } from './input.js';
 import { responseView } from './responses.js';
@@ -48,13 +48,13 @@ export const ACCEPTANCE_MESSAGES = {
 } as const;
 
 const dni = { type: ['string', 'integer'], minLength: 1, maxLength: 255, pattern: '\\S' } as const;
-const techCoord = { type: ['string', 'number', 'null'], pattern: NUMERIC_OR_EMPTY } as const;
+const techCoord = { type: ['string', 'number', 'null'], maxLength: MAX_COORDINATE_LENGTH, pattern: NUMERIC_OR_EMPTY } as const;
 
 export const acceptanceSchema = {
   type: 'object',
   required: ['id', 'dniPrestador', 'dniTecnico'],
   properties: {
-    id: { type: 'string', pattern: UUID_PATTERN },
+    id: { type: 'string', maxLength: 36, pattern: UUID_PATTERN },
     dniPrestador: dni,
     dniTecnico: dni,
     tiempoLlegadaSitio: { type: ['number', 'null'], minimum: 0, maximum: 100000 },

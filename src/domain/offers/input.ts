@@ -9,7 +9,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import type { VehicleData } from '../../db/entities/index.js';
 import { controllerError } from '../../http/errors.js';
 import { appointmentInstant } from './appointment.js';
-import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../geo/coordinates.js';
+import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../geo/coordinates.js';
 
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 export const UUID_RE = new RegExp(UUID_PATTERN);
@@ -42,8 +42,8 @@ export const OFFER_MESSAGES = {
 } as const;
 
 const text = (max: number) => ({ type: ['string', 'null'], maxLength: max }) as const;
-const coord = { type: ['number', 'string', 'null'], pattern: NUMERIC_OR_EMPTY } as const;
-const identifier = { type: ['integer', 'string', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER, pattern: '^\\s*[0-9]{0,15}\\s*$' } as const;
+const coord = { type: ['number', 'string', 'null'], maxLength: MAX_COORDINATE_LENGTH, pattern: NUMERIC_OR_EMPTY } as const;
+const identifier = { type: ['integer', 'string', 'null'], minimum: 0, maximum: Number.MAX_SAFE_INTEGER, maxLength: 32, pattern: '^\\s*(?:[0-9]{1,15}\\s*)?$' } as const;
 
 /**
  * allOf keeps the order of the checks: uuid first, then tipoServicio, then
@@ -52,11 +52,11 @@ const identifier = { type: ['integer', 'string', 'null'], minimum: 0, maximum: N
 export const offerSchema = {
   type: 'object',
   allOf: [
-    { required: ['uuid'], properties: { uuid: { type: 'string', minLength: 1, pattern: UUID_PATTERN } } },
+    { required: ['uuid'], properties: { uuid: { type: 'string', minLength: 1, maxLength: 36, pattern: UUID_PATTERN } } },
     {
       required: ['tipoServicio'],
       properties: {
-        tipoServicio: { type: ['string', 'integer'], minLength: 1, minimum: 1, maximum: 2147483647, pattern: '^\\s*[0-9]{1,9}\\s*(,.*)?$' },
+        tipoServicio: { type: ['string', 'integer'], minLength: 1, maxLength: 255, minimum: 1, maximum: 2147483647, pattern: '^\\s*[0-9]{1,9}\\s*(,.*)?$' },
       },
     },
     {
@@ -72,8 +72,8 @@ export const offerSchema = {
         puntoReferenciaDestino: text(500),
         ciudad: text(255),
         departamento: text(255),
-        fechaCita: { type: ['string', 'null'], pattern: '^\\s*([0-9]{4}-[0-9]{2}-[0-9]{2})?\\s*$' },
-        horaCita: { type: ['string', 'null'], pattern: '^\\s*(([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?)?\\s*$' },
+        fechaCita: { type: ['string', 'null'], maxLength: 32, pattern: '^\\s*(?:[0-9]{4}-[0-9]{2}-[0-9]{2}\\s*)?$' },
+        horaCita: { type: ['string', 'null'], maxLength: 32, pattern: '^\\s*(?:(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9])?\\s*)?$' },
         observaciones: text(5000),
         vehiculo: {
           type: ['object', 'null'],
