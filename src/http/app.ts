@@ -1,7 +1,7 @@
 /**
  * The Koa application: the edge only. Order: request id → errors → timeout →
- * unknown-route body → version redirects → health → ORM request context →
- * operator pages → JSON body → the /api/v3 routes.
+ * unknown-route body → version redirects → health → the API documents → ORM
+ * request context → operator pages → JSON body → the /api/v3 routes.
  */
 import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
@@ -15,6 +15,8 @@ import { API_PREFIX, notFound, versionRedirect } from './middleware/routing.js';
 import { timeoutMiddleware } from './middleware/timeout.js';
 import { mountAdmin } from './routes/admin.js';
 import { healthRoutes } from './routes/health.js';
+import { docsRoutes } from './openapi/docs.js';
+import { routerOf } from './openapi/router.js';
 import { apiRouters } from './routes/index.js';
 
 /** A caller's x-request-id is kept when it is a plain token; anything else is replaced (it goes into logs). */
@@ -35,6 +37,7 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.use(notFound);
   app.use(versionRedirect);
   app.use(healthRoutes(rt).routes());
+  app.use(routerOf(rt, docsRoutes(rt)).routes());
   app.use((ctx, next) => RequestContext.create(rt.orm.em, next));
 
   mountAdmin(app, rt);

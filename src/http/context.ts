@@ -6,6 +6,8 @@ export interface AppState {
   requestId: string;
   apiUser?: ApiUser;
   operator?: Pick<OperatorUser, 'id' | 'username' | 'role'>;
+  /** the request's input once validated against the route's schema (src/http/openapi/router.ts) */
+  input?: unknown;
 }
 
 export type AppContext = ParameterizedContext<AppState, Context>;

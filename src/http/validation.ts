@@ -3,13 +3,15 @@
  * A schema is compiled once; a failing body becomes a 400 controller envelope
  * with the message the caller gives for the first error.
  */
-import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import type { ErrorObject, JSONSchemaType, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { controllerError } from './errors.js';
 
-export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
-(addFormatsModule as unknown as (a: Ajv) => void)(ajv);
+/** JSON Schema 2020-12, the dialect of OpenAPI 3.1 (the document's schemas are compiled here). */
+export const ajv = new Ajv2020({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
+(addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
 
 const compiled = new WeakMap<object, ValidateFunction>();
 

@@ -78,7 +78,7 @@ export const technicianActions: TechnicianActions = {
 /** How many actions one socket may have running at once. */
 export const MAX_INFLIGHT_PER_SOCKET = 4;
 
-const coord = (v: number | string | undefined) => (v === undefined ? undefined : String(v));
+const coord = (v: number | string | null | undefined) => (v === undefined || v === null ? undefined : String(v));
 
 type TechnicianIdentity = Extract<Identity, { kind: 'technician' }>;
 type ActionMessage = Exclude<Incoming, { event: 'ping' }>;
@@ -93,7 +93,7 @@ function bind(actions: Partial<TechnicianActions>, msg: ActionMessage, who: Tech
         id: msg.data.id,
         dniPrestador: who.nit,
         dniTecnico: who.dniTecnico,
-        tiempoLlegadaSitio: msg.data.tiempoLlegadaSitio,
+        tiempoLlegadaSitio: msg.data.tiempoLlegadaSitio ?? undefined,
         latitudTecnico: coord(msg.data.latitudTecnico),
         longitudTecnico: coord(msg.data.longitudTecnico),
       };

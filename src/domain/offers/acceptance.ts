@@ -42,10 +42,13 @@ export const ACCEPTANCE_MESSAGES = {
   required: (f: string) => `EL CAMPO '${f}' ES REQUERIDO`,
   badId: "EL CAMPO 'id' DEBE SER EL UUID DE LA OFERTA",
   badText: (f: string) => `EL CAMPO '${f}' DEBE SER UN TEXTO NO VACÍO DE HASTA 255 CARACTERES`,
-  badTime: "EL CAMPO 'tiempoLlegadaSitio' DEBE SER UN NÚMERO MAYOR O IGUAL A 0",
+  badTime: "EL CAMPO 'tiempoLlegadaSitio' DEBE SER UN NÚMERO DE MINUTOS ENTRE 0 Y 1440",
   badCoordinate: (f: string) => `EL CAMPO '${f}' DEBE SER UNA COORDENADA NUMÉRICA`,
   outOfRange: (f: string, axis: Axis) => `EL CAMPO '${f}' DEBE ESTAR ENTRE ${rangeText(axis)}`,
 } as const;
+
+/** The longest arrival estimate taken, over HTTP and the socket alike: one day, in minutes (docs/decisions.md). */
+export const MAX_ARRIVAL_MINUTES = 1440;
 
 const dni = { type: ['string', 'integer'], minLength: 1, maxLength: 255, pattern: '\\S' } as const;
 const techCoord = { type: ['string', 'number', 'null'], maxLength: MAX_COORDINATE_LENGTH, pattern: NUMERIC_OR_EMPTY } as const;
@@ -57,7 +60,7 @@ export const acceptanceSchema = {
     id: { type: 'string', maxLength: 36, pattern: UUID_PATTERN },
     dniPrestador: dni,
     dniTecnico: dni,
-    tiempoLlegadaSitio: { type: ['number', 'null'], minimum: 0, maximum: 100000 },
+    tiempoLlegadaSitio: { type: ['number', 'null'], minimum: 0, maximum: MAX_ARRIVAL_MINUTES },
     latitudTecnico: techCoord,
     longitudTecnico: techCoord,
   },

@@ -22,7 +22,7 @@ export const progressSchema = {
   required: ['id', 'estado'],
   properties: {
     id: { type: 'string', minLength: 1, maxLength: 64 },
-    estado: { type: 'string', enum: ['EN_CAMINO', 'EN_SITIO'] },
+    estado: { type: 'string', maxLength: 20, enum: ['EN_CAMINO', 'EN_SITIO'] },
     latitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] },
     longitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] },
   },

@@ -66,9 +66,9 @@ export const historySchema = {
   properties: {
     line: { type: 'string', minLength: 1, maxLength: 64 },
     autNumber: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', maxLength: 64 }] },
-    estado: { type: 'string', enum: OFFER_STATES },
-    desde: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
-    hasta: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
+    estado: { type: 'string', maxLength: 20, enum: OFFER_STATES },
+    desde: { type: 'string', maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] },
+    hasta: { type: 'string', maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] },
     // bounded so that (page - 1) * pageSize stays an exact bigint offset
     page: { type: 'integer', minimum: 1, maximum: MAX_PAGE },
     pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },
