@@ -5,9 +5,9 @@
  * is `<event>.result` {status, body}, the HTTP answer those functions give.
  *
  * The functions are injected (tests pass fakes); the default wiring is:
- *   respond  → respondToOffer (src/domain/offers/acceptance.ts, D4)
+ *   respond  → respondToOffer (src/domain/offers/acceptance/acceptance.ts, D4)
  *   position → updateTechnicianPosition (src/geo/positions.ts, D8)
- *   progress → reportProgress (src/domain/offers/progress.ts, D11), as the assigned technician
+ *   progress → reportProgress (src/domain/offers/operations/progress.ts, D11), as the assigned technician
  * An action left out answers an `error` event saying it is not available.
  */
 import { RequestContext } from '@mikro-orm/core';
@@ -15,8 +15,8 @@ import { ApiUser } from '../db/entities/index.js';
 import { AUTH_MESSAGES } from '../http/auth/index.js';
 import { HttpError, MESSAGES, keyError, systemBody } from '../http/errors.js';
 import type { Runtime } from '../main/runtime.js';
-import { respondToOffer } from '../domain/offers/acceptance.js';
-import { reportProgress } from '../domain/offers/progress.js';
+import { respondToOffer } from '../domain/offers/acceptance/acceptance.js';
+import { reportProgress } from '../domain/offers/operations/progress.js';
 import { updateTechnicianPosition } from '../geo/positions.js';
 import type { Identity } from './auth.js';
 import type { Client, Hub } from './hub.js';

@@ -8,8 +8,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import { BusinessLine, Offer } from '../../db/entities/index.js';
 import { controllerError } from '../../http/errors.js';
-import { isUuid } from '../offers/ownership.js';
-import type { OfferState } from '../offers/states.js';
+import { isUuid } from '../offers/lifecycle/ownership.js';
+import type { OfferState } from '../offers/lifecycle/states.js';
 
 export const HISTORY_MESSAGES = {
   ok: 'Datos obtenidos correctamente',

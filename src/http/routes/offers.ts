@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import type { ApiUser } from '../../db/entities/index.js';
-import { respondToOffer } from '../../domain/offers/acceptance.js';
-import { createOffer, type CreateOutcome } from '../../domain/offers/create.js';
-import { OFFER_MESSAGES, UUID_RE, offerErrorMessage, offerSchema } from '../../domain/offers/input.js';
-import { RESPONSES_MESSAGES, getOfferResponses } from '../../domain/offers/responses.js';
+import { respondToOffer } from '../../domain/offers/acceptance/acceptance.js';
+import { createOffer, type CreateOutcome } from '../../domain/offers/create/create.js';
+import { OFFER_MESSAGES, UUID_RE, offerErrorMessage, offerSchema } from '../../domain/offers/create/input.js';
+import { RESPONSES_MESSAGES, getOfferResponses } from '../../domain/offers/acceptance/responses.js';
 import type { Runtime } from '../../main/runtime.js';
 import { apiKeyAuth, basicAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';

@@ -1,6 +1,6 @@
 /** PUT /estado-servicio (D11): a central reports progress with its API key; envelope {status, data} as PUT /aceptacion. */
 import Router from '@koa/router';
-import { reportProgress } from '../../domain/offers/progress.js';
+import { reportProgress } from '../../domain/offers/operations/progress.js';
 import type { Runtime } from '../../main/runtime.js';
 import { apiKeyAuth } from '../auth/index.js';
 import { apiUserOf } from '../caller.js';

@@ -6,10 +6,10 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
-import type { VehicleData } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
+import type { VehicleData } from '../../../db/entities/index.js';
+import { controllerError } from '../../../http/errors.js';
 import { appointmentInstant } from './appointment.js';
-import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../geo/coordinates.js';
+import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../../geo/coordinates.js';
 
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 export const UUID_RE = new RegExp(UUID_PATTERN);

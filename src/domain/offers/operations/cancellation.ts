@@ -2,12 +2,12 @@
  * POST /cancelacion (D6): ASIGNADA, EN_CAMINO or EN_SITIO → CANCELADA; the
  * assigned central is told (D12 novelty, planned by the transition).
  */
-import { Central, type ApiUser } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import { announceTransition } from './announce.js';
-import { lockOwnOffer, offerNotFound } from './ownership.js';
-import { canMove, refusedMove, transition } from './stateMachine.js';
-import type { OfferState } from './states.js';
+import { Central, type ApiUser } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+import type { OfferState } from '../lifecycle/states.js';
 
 export interface CancellationInput {
   uuid: string;

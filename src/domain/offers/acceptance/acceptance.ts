@@ -10,21 +10,21 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FromSchema } from 'json-schema-to-ts';
-import { Central, Offer, OfferResponse, Technician, type ApiUser } from '../../db/entities/index.js';
-import { computeResponseFigures, type ResponseFigures } from '../../geo/figures.js';
-import { HttpError, acceptanceError } from '../../http/errors.js';
-import { validateBody, type ErrorObject } from '../../http/validation.js';
-import type { Runtime } from '../../main/runtime.js';
-import { profileEndpoint } from '../../webhooks/deliveries.js';
-import { dispatchAcceptance } from './acceptanceNotification.js';
-import { announceTransition } from './announce.js';
-import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../geo/coordinates.js';
-import { publishOfferEvent } from './events.js';
-import { UUID_PATTERN } from './input.js';
+import { Central, Offer, OfferResponse, Technician, type ApiUser } from '../../../db/entities/index.js';
+import { computeResponseFigures, type ResponseFigures } from '../../../geo/figures.js';
+import { HttpError, acceptanceError } from '../../../http/errors.js';
+import { validateBody, type ErrorObject } from '../../../http/validation.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { profileEndpoint } from '../../../webhooks/deliveries.js';
+import { dispatchAcceptance } from '../selection/acceptanceNotification.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../../geo/coordinates.js';
+import { publishOfferEvent } from '../lifecycle/events.js';
+import { UUID_PATTERN } from '../create/input.js';
 import { responseView } from './responses.js';
-import { announceSelection, selectResponse, type Selection } from './selection.js';
-import { lockOffer } from './stateMachine.js';
-import type { OfferState } from './states.js';
+import { announceSelection, selectResponse, type Selection } from '../selection/selection.js';
+import { lockOffer } from '../lifecycle/stateMachine.js';
+import type { OfferState } from '../lifecycle/states.js';
 
 export const ACCEPTANCE_MESSAGES = {
   recorded: 'RESPUESTA ACEPTADA, ESPERA POR FAVOR A QUE SE CONFIRME LA ASIGNACIÓN DEL SERVICIO',

@@ -3,9 +3,9 @@
  * duplicate-uuid answer of POST /oferta and the live events.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, OfferResponse } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import { rankResponses } from './ranking.js';
+import { Offer, OfferResponse } from '../../../db/entities/index.js';
+import { controllerError } from '../../../http/errors.js';
+import { rankResponses } from '../selection/ranking.js';
 
 export interface ResponseView {
   /** km from the technician to the service point */

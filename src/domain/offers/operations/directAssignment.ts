@@ -6,14 +6,14 @@
  * response window and no distribution, and with its codigoServicio and
  * codigoSolicitud.
  */
-import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import type { Runtime } from '../../main/runtime.js';
-import { announceTransition } from './announce.js';
-import { freeServiceCodes } from './codes.js';
-import { OFFER_MESSAGES, draftOffer, type OfferInput } from './input.js';
-import { prepareOffer } from './prepare.js';
-import { insertOffer } from './store.js';
+import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../../db/entities/index.js';
+import { controllerError } from '../../../http/errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { freeServiceCodes } from '../lifecycle/codes.js';
+import { OFFER_MESSAGES, draftOffer, type OfferInput } from '../create/input.js';
+import { prepareOffer } from '../create/prepare.js';
+import { insertOffer } from '../create/store.js';
 
 export type DirectAssignmentInput = OfferInput & { dniPrestador: string; dniTecnico?: string };
 

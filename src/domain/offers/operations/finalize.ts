@@ -3,13 +3,13 @@
  * EN_SITIO) → FINALIZADA. An operator may finalize any service, a generator
  * only its own; the state notification goes out (D12).
  */
-import type { ApiUser } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import type { OperatorClaims } from '../../http/auth/jwt.js';
-import type { Runtime } from '../../main/runtime.js';
-import { announceTransition } from './announce.js';
-import { lockOwnOffer } from './ownership.js';
-import { canMove, refusedMove, transition } from './stateMachine.js';
+import type { ApiUser } from '../../../db/entities/index.js';
+import { controllerError } from '../../../http/errors.js';
+import type { OperatorClaims } from '../../../http/auth/jwt.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOwnOffer } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 
 export const FINALIZE_MESSAGES = {
   ok: 'Servicio finalizado exitosamente',

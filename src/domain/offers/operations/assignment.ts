@@ -4,11 +4,11 @@
  * technician, the plate and remarks recorded, the service codes given.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Central, OfferResponse, Technician, type ApiUser, type Offer } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import { announceTransition } from './announce.js';
-import { lockOwnOffer, offerNotFound } from './ownership.js';
-import { canMove, refusedMove, transition } from './stateMachine.js';
+import { Central, OfferResponse, Technician, type ApiUser, type Offer } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 
 export interface AssignmentInput {
   uuid: string;

@@ -6,13 +6,13 @@
  * without revealing another generator's offer.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, type ApiUser } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import type { Runtime } from '../../main/runtime.js';
-import { afterCommit } from './announce.js';
-import { publishOfferEvent } from './events.js';
+import { Offer, type ApiUser } from '../../../db/entities/index.js';
+import { controllerError } from '../../../http/errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { afterCommit } from '../lifecycle/announce.js';
+import { publishOfferEvent } from '../lifecycle/events.js';
 import { OFFER_MESSAGES, draftOffer, type OfferDraft, type OfferInput } from './input.js';
-import { offerResponses, type ResponseView } from './responses.js';
+import { offerResponses, type ResponseView } from '../acceptance/responses.js';
 import { prepareOffer } from './prepare.js';
 import { scheduleOfferJobs } from './schedule.js';
 import { insertOffer } from './store.js';

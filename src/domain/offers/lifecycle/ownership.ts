@@ -3,9 +3,9 @@
  * exactly like an unknown one. A uuid that is not a UUID names no offer.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Offer } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import { UUID_RE } from './input.js';
+import type { Offer } from '../../../db/entities/index.js';
+import { controllerError } from '../../../http/errors.js';
+import { UUID_RE } from '../create/input.js';
 import { lockOffer } from './stateMachine.js';
 
 

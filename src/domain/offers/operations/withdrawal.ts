@@ -5,14 +5,14 @@
  * that is no longer ABIERTA / SIN_RESPUESTA), the responding centrals are told
  * (D12, planned by the transition) and the offer's sockets get `offer.closed`.
  */
-import type { ApiUser } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import { jobId } from '../../queues/registry.js';
-import { announceTransition } from './announce.js';
-import { publishOfferEvent } from './events.js';
-import { lockOwnOffer, offerNotFound } from './ownership.js';
-import { canMove, refusedMove, transition } from './stateMachine.js';
-import { ACTIVE_STATES } from './states.js';
+import type { ApiUser } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { jobId } from '../../../queues/registry.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { publishOfferEvent } from '../lifecycle/events.js';
+import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+import { ACTIVE_STATES } from '../lifecycle/states.js';
 
 export interface WithdrawalInput {
   uuid: string;

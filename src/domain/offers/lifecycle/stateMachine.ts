@@ -6,9 +6,9 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, OfferTransition } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import { planStateNotifications } from '../notifications/plan.js';
+import { Offer, OfferTransition } from '../../../db/entities/index.js';
+import { controllerError } from '../../../http/errors.js';
+import { planStateNotifications } from '../../notifications/plan.js';
 import { ensureServiceCodes } from './codes.js';
 import type { OfferState } from './states.js';
 

@@ -3,13 +3,13 @@
  * Coordinates win when valid (0 or empty count as missing, spec 2.1); else
  * the address is geocoded like the origin (D9). At most MAX_STOPS stops.
  */
-import { Offer, type ApiUser, type Stop } from '../../db/entities/index.js';
-import { readPoint, type CoordinateValue } from '../../geo/coordinates.js';
-import { controllerError } from '../../http/errors.js';
-import type { Runtime } from '../../main/runtime.js';
-import { isUuid, lockOwnOffer, offerNotFound } from './ownership.js';
-import { refusedMove } from './stateMachine.js';
-import type { OfferState } from './states.js';
+import { Offer, type ApiUser, type Stop } from '../../../db/entities/index.js';
+import { readPoint, type CoordinateValue } from '../../../geo/coordinates.js';
+import { controllerError } from '../../../http/errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { isUuid, lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
+import { refusedMove } from '../lifecycle/stateMachine.js';
+import type { OfferState } from '../lifecycle/states.js';
 
 export interface StopInput {
   uuid: string;

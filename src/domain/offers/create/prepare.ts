@@ -4,9 +4,9 @@
  * otherwise the addresses are geocoded, D9), who offers it and when it is
  * scheduled, created now. What differs (window, assignment) the caller adds.
  */
-import type { ApiUser } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { ApiUser } from '../../../db/entities/index.js';
+import { controllerError } from '../../../http/errors.js';
+import type { Runtime } from '../../../main/runtime.js';
 import { OFFER_MESSAGES, type OfferDraft } from './input.js';
 import type { NewOffer } from './store.js';
 

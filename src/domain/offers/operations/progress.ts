@@ -7,15 +7,15 @@
  * Both transports get the same answer: `{status, body: {status, data}}`
  * (the envelope of PUT /aceptacion, spec 4.3); this function never throws.
  */
-import { Central, type ApiUser } from '../../db/entities/index.js';
-import { readPoint } from '../../geo/coordinates.js';
-import { setTechnicianPosition } from '../../geo/store.js';
-import { HttpError, acceptanceError } from '../../http/errors.js';
-import { validateBody, type ErrorObject } from '../../http/validation.js';
-import type { Runtime } from '../../main/runtime.js';
-import { announceTransition } from './announce.js';
-import { lockOwnOffer } from './ownership.js';
-import { canMove, transition } from './stateMachine.js';
+import { Central, type ApiUser } from '../../../db/entities/index.js';
+import { readPoint } from '../../../geo/coordinates.js';
+import { setTechnicianPosition } from '../../../geo/store.js';
+import { HttpError, acceptanceError } from '../../../http/errors.js';
+import { validateBody, type ErrorObject } from '../../../http/validation.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOwnOffer } from '../lifecycle/ownership.js';
+import { canMove, transition } from '../lifecycle/stateMachine.js';
 
 export const progressSchema = {
   type: 'object',
