@@ -1,11 +1,14 @@
 import type { Context, ParameterizedContext } from 'koa';
 import type { ApiUser, OperatorUser } from '../db/entities/index.js';
+import type { Envelope } from './errors.js';
 
 /** What the middleware puts on ctx.state for the handlers. */
 export interface AppState {
   requestId: string;
   apiUser?: ApiUser;
   operator?: Pick<OperatorUser, 'id' | 'username' | 'role'>;
+  /** the error envelope of the route being served (middleware/envelope.ts); controller when unset */
+  envelope?: Envelope;
 }
 
 export type AppContext = ParameterizedContext<AppState, Context>;

@@ -12,7 +12,6 @@ import { announceTransition } from '../lifecycle/announce.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
-import { ACTIVE_STATES } from '../lifecycle/states.js';
 
 export interface WithdrawalInput {
   uuid: string;
@@ -33,17 +32,13 @@ export async function withdrawOffer(rt: Runtime, user: ApiUser, input: Withdrawa
   const out = await rt.orm.em.transactional(async (em) => {
     const offer = await lockOwnOffer(em, input.uuid, user.id);
     if (!offer) throw offerNotFound();
-    const refusal = ACTIVE_STATES.includes(offer.state)
-      ? `EL SERVICIO YA FUE ASIGNADO (ESTADO ${offer.state}); PARA RETIRARLO SOLICITE LA CANCELACIÓN`
-      : `NO ES POSIBLE REGISTRAR LA NO ASIGNACIÓN: EL SERVICIO ESTÁ EN ESTADO ${offer.state}`;
-    if (!canMove(offer.state, 'NO_ASIGNADA', 'no-asignacion')) throw refusedMove(offer.state, refusal);
+    if (!canMove(offer.state, 'NO_ASIGNADA', 'no-asignacion')) throw refusedMove(offer.state, 'no-asignacion');
     offer.motivo = input.motivo ?? null;
     const result = await transition(em, offer, {
       to: 'NO_ASIGNADA',
       by: 'no-asignacion',
       actor: `api-user:${user.username}`,
       detail: { motivo: offer.motivo },
-      refusal,
     });
     // An acceptance notification not yet sent must not go out for a withdrawn offer.
     await em.getConnection().execute(
