@@ -1,13 +1,14 @@
 /**
  * Request validation with ajv (never hand-written typeof checks in handlers).
- * A schema is compiled once; a failing body becomes a 400 controller envelope
- * with the message the caller gives for the first error.
+ * A schema is compiled once; a failing body becomes a 400 RequestError with
+ * the message the caller gives for the first error, in the route's envelope
+ * (controller `{status: false, msg, ...extra}` unless the route set another).
  */
 import type { ErrorObject, JSONSchemaType, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
-import { controllerError } from './errors.js';
+import { RequestError } from './errors.js';
 
 /** JSON Schema 2020-12, the dialect of OpenAPI 3.1 (the document's schemas are compiled here). */
 export const ajv = new Ajv2020({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
@@ -25,8 +26,8 @@ export function compile(schema: object): ValidateFunction {
 }
 
 /**
- * Validates `body` against `schema`; throws a 400 `{status:false, msg, ...extra}`
- * built by `message` otherwise.
+ * Validates `body` against `schema`; throws a 400 RequestError with the
+ * message `message` builds (and `extra` body fields) otherwise.
  */
 export function validateBody<const S extends JSONSchema>(
   schema: S,
@@ -42,11 +43,22 @@ export function validateBody(
   status = 400,
   extra: Record<string, unknown> = {},
 ): unknown {
+  return checkBody(schema, body, message, status, extra);
+}
+
+/** validateBody without the type inferred from the schema (for a schema picked at run time). */
+export function checkBody(
+  schema: object,
+  body: unknown,
+  message: (error: ErrorObject) => string,
+  status = 400,
+  extra: Record<string, unknown> = {},
+): unknown {
   const validate = compile(schema);
   const value = body ?? {};
   if (!validate(value)) {
     const first = validate.errors?.[0];
-    throw controllerError(status, first ? message(first) : 'SOLICITUD INVÁLIDA', extra);
+    throw new RequestError(status, first ? message(first) : 'SOLICITUD INVÁLIDA', extra);
   }
   return value;
 }

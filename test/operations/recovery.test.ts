@@ -1,10 +1,10 @@
 import { expect } from 'chai';
 import nock from 'nock';
 import { Offer, OfferRecipient, WebhookDelivery } from '../../src/db/entities/index.js';
-import { planAcceptanceNotification } from '../../src/domain/offers/acceptanceNotification.js';
+import { planAcceptanceNotification } from '../../src/domain/offers/selection/acceptanceNotification.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
-import { ABANDONED_ERROR } from '../../src/domain/offers/acceptanceNotification.js';
+import { ABANDONED_ERROR } from '../../src/domain/offers/selection/acceptanceNotification.js';
 import type { TestApp } from '../helpers/harness.js';
 import { CENTRAL_URL, GENERATOR_URL, offerIn, respond, startOps, type Generator, type Provider } from '../helpers/ops.js';
 import { waitFor } from '../helpers/wait.js';

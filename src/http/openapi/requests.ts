@@ -3,9 +3,9 @@
  * Every string a client sends has a maxLength; the limits are listed in
  * docs/decisions.md ("API document and limits").
  */
-import { acceptanceSchema } from '../../domain/offers/acceptance.js';
-import { offerSchema } from '../../domain/offers/input.js';
-import { progressSchema } from '../../domain/offers/progress.js';
+import { acceptanceSchema } from '../../domain/offers/acceptance/acceptance.js';
+import { offerSchema } from '../../domain/offers/create/input.js';
+import { progressSchema } from '../../domain/offers/operations/progress.js';
 import { assignmentSchema, directAssignmentSchema, finalizeSchema, historySchema, stopSchema, withdrawalSchema } from '../schemas/operations.js';
 import { named } from './types.js';
 

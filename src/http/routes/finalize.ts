@@ -5,7 +5,7 @@
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { FINALIZE_MESSAGES, finalizeService, type FinalizeCaller } from '../../domain/offers/finalize.js';
+import { FINALIZE_MESSAGES, finalizeService, type FinalizeCaller } from '../../domain/offers/operations/finalize.js';
 import type { Runtime } from '../../main/runtime.js';
 import { basicOrJwtAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';

@@ -1,13 +1,16 @@
 import Router from '@koa/router';
 import type { ApiUser } from '../../db/entities/index.js';
-import { respondToOffer } from '../../domain/offers/acceptance.js';
-import { createOffer, type CreateOutcome } from '../../domain/offers/create.js';
-import { OFFER_MESSAGES, UUID_RE, offerErrorMessage, offerSchema } from '../../domain/offers/input.js';
-import { RESPONSES_MESSAGES, getOfferResponses } from '../../domain/offers/responses.js';
+import { ACCEPTANCE_MESSAGES, acceptOffer, acceptanceMessage, acceptanceSchema } from '../../domain/offers/acceptance/acceptance.js';
+import { createOffer, type CreateOutcome } from '../../domain/offers/create/create.js';
+import { OFFER_MESSAGES, UUID_RE, offerErrorMessage, offerSchema } from '../../domain/offers/create/input.js';
+import { RESPONSES_MESSAGES, getOfferResponses } from '../../domain/offers/acceptance/responses.js';
 import type { Runtime } from '../../main/runtime.js';
 import { apiKeyAuth, basicAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';
 import { controllerError } from '../errors.js';
+import { envelope } from '../middleware/envelope.js';
+import { failureMessage } from '../middleware/failure.js';
+import { presentAcceptance } from '../presenters/acceptance.js';
 import { validateBody } from '../validation.js';
 
 const responsesQuerySchema = {
@@ -50,11 +53,18 @@ export function offerRoutes(rt: Runtime): Router<AppState> {
     ctx.body = { status: true, msg: RESPONSES_MESSAGES.ok, data };
   });
 
-  router.put('/aceptacion', apiKeyAuth(em, '/aceptacion'), async (ctx) => {
-    const { status, body } = await respondToOffer(rt, caller(ctx), ctx.request.body);
-    ctx.status = status;
-    ctx.body = body;
-  });
+  router.put(
+    '/aceptacion',
+    apiKeyAuth(em, '/aceptacion'),
+    envelope('acceptance'),
+    failureMessage(rt.log, ACCEPTANCE_MESSAGES.failure),
+    async (ctx) => {
+      const input = validateBody(acceptanceSchema, ctx.request.body, acceptanceMessage);
+      const { status, body } = presentAcceptance(await acceptOffer(rt, caller(ctx), input));
+      ctx.status = status;
+      ctx.body = body;
+    },
+  );
 
   return router;
 }

@@ -3,11 +3,11 @@
  * /no-asignacion, /cancelacion, /add-address and /asignacion-directa.
  */
 import Router from '@koa/router';
-import { confirmAssignment } from '../../domain/offers/assignment.js';
-import { cancelService } from '../../domain/offers/cancellation.js';
-import { assignDirectly } from '../../domain/offers/directAssignment.js';
-import { addStop } from '../../domain/offers/stops.js';
-import { withdrawOffer } from '../../domain/offers/withdrawal.js';
+import { confirmAssignment } from '../../domain/offers/operations/assignment.js';
+import { cancelService } from '../../domain/offers/operations/cancellation.js';
+import { assignDirectly } from '../../domain/offers/operations/directAssignment.js';
+import { addStop } from '../../domain/offers/operations/stops.js';
+import { withdrawOffer } from '../../domain/offers/operations/withdrawal.js';
 import type { Runtime } from '../../main/runtime.js';
 import { basicAuth } from '../auth/index.js';
 import { apiUserOf } from '../caller.js';

@@ -3,9 +3,9 @@
  * ignored, as the spec's clients send more than each endpoint reads.
  */
 import type { ErrorObject } from 'ajv';
-import { DIRECT_MESSAGES } from '../../domain/offers/directAssignment.js';
-import { offerErrorMessage, offerSchema } from '../../domain/offers/input.js';
-import { OFFER_STATES } from '../../domain/offers/states.js';
+import { DIRECT_MESSAGES } from '../../domain/offers/operations/directAssignment.js';
+import { offerErrorMessage, offerSchema } from '../../domain/offers/create/input.js';
+import { OFFER_STATES } from '../../domain/offers/lifecycle/states.js';
 import { MAX_PAGE, MAX_PAGE_SIZE } from '../../domain/history/history.js';
 
 const text = (max: number) => ({ type: 'string', maxLength: max }) as const;

@@ -6,9 +6,9 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, OfferTransition } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import { planStateNotifications } from '../notifications/plan.js';
+import { Offer, OfferTransition } from '../../../db/entities/index.js';
+import { DomainError, type RefusedOperation } from '../../errors.js';
+import { planStateNotifications } from '../../notifications/plan.js';
 import { ensureServiceCodes } from './codes.js';
 import type { OfferState } from './states.js';
 
@@ -62,11 +62,9 @@ export function canMove(from: OfferState | null, to: OfferState, by: Trigger): b
   return TRANSITIONS.some((m) => m.from === from && m.to === to && m.by === by);
 }
 
-/** The 403 for a move the table does not allow; names the current state (D1). */
-export function refusedMove(current: OfferState, message?: string) {
-  return controllerError(403, message ?? `LA OPERACIÓN NO ES PERMITIDA: EL SERVICIO ESTÁ EN ESTADO ${current}`, {
-    data: { estado: current },
-  });
+/** A move the table does not allow, by `operation`, from the current state (D1: a 403 naming it). */
+export function refusedMove(current: OfferState, operation: RefusedOperation, to?: OfferState): DomainError<'offer.move-refused'> {
+  return new DomainError('offer.move-refused', { state: current, operation, ...(to ? { to } : {}) });
 }
 
 export interface TransitionInput {
@@ -77,8 +75,6 @@ export interface TransitionInput {
   techLat?: number | null;
   techLng?: number | null;
   detail?: Record<string, unknown>;
-  /** message for the 403 when the move is not allowed */
-  refusal?: string;
 }
 
 export interface TransitionResult {
@@ -104,7 +100,7 @@ export async function lockOffer(em: EntityManager, uuid: string, where: Record<s
  */
 export async function transition(em: EntityManager, offer: Offer, input: TransitionInput): Promise<TransitionResult> {
   const from = offer.state;
-  if (!canMove(from, input.to, input.by)) throw refusedMove(from, input.refusal);
+  if (!canMove(from, input.to, input.by)) throw refusedMove(from, input.by, input.to);
   offer.state = input.to;
   if (input.to === 'ASIGNADA') await ensureServiceCodes(em, offer);
   em.create(OfferTransition, {

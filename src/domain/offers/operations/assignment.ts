@@ -4,11 +4,11 @@
  * technician, the plate and remarks recorded, the service codes given.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Central, OfferResponse, Technician, type ApiUser, type Offer } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import { announceTransition } from './announce.js';
-import { lockOwnOffer, offerNotFound } from './ownership.js';
-import { canMove, refusedMove, transition } from './stateMachine.js';
+import { Central, OfferResponse, Technician, type ApiUser, type Offer } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 
 export interface AssignmentInput {
   uuid: string;
@@ -39,8 +39,7 @@ export async function confirmAssignment(rt: Runtime, user: ApiUser, input: Assig
   const out = await rt.orm.em.transactional(async (em) => {
     const offer = await lockOwnOffer(em, input.uuid, user.id);
     if (!offer) throw offerNotFound();
-    const refusal = `NO ES POSIBLE CONFIRMAR LA ASIGNACIÓN: EL SERVICIO ESTÁ EN ESTADO ${offer.state}`;
-    if (!canMove(offer.state, 'ASIGNADA', 'asignacion')) throw refusedMove(offer.state, refusal);
+    if (!canMove(offer.state, 'ASIGNADA', 'asignacion')) throw refusedMove(offer.state, 'asignacion');
     const { central, technician } = await selection(em, offer);
     offer.assignedCentral = central;
     offer.assignedTechnician = technician;
@@ -51,7 +50,6 @@ export async function confirmAssignment(rt: Runtime, user: ApiUser, input: Assig
       by: 'asignacion',
       actor: `api-user:${user.username}`,
       detail: { central: central.nit, placa: input.placa ?? null },
-      refusal,
     });
     return { uuid: offer.uuid, result, centralName: central.name, codigoServicio: offer.codigoServicio as string };
   });

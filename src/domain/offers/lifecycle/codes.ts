@@ -8,7 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Offer } from '../../db/entities/index.js';
+import type { Offer } from '../../../db/entities/index.js';
 
 const ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
 const LENGTH = 6;

@@ -7,16 +7,16 @@
  * together, so a selection happens once and is notified once.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Config } from '../../../config/index.js';
-import type { Offer, OfferResponse } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import type { OfferState } from './states.js';
+import type { Config } from '../../../../config/index.js';
+import type { Offer, OfferResponse } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import type { OfferState } from '../lifecycle/states.js';
 import { enqueueAcceptance, planAcceptanceNotification } from './acceptanceNotification.js';
-import { afterCommit, announceTransition, type OfferRef } from './announce.js';
-import { publishOfferEvent, type ClosedResult } from './events.js';
+import { afterCommit, announceTransition, type OfferRef } from '../lifecycle/announce.js';
+import { publishOfferEvent, type ClosedResult } from '../lifecycle/events.js';
 import { rankingEntries } from './ranking.js';
-import { responseView, type ResponseView } from './responses.js';
-import { transition, type TransitionResult, type Trigger } from './stateMachine.js';
+import { responseView, type ResponseView } from '../acceptance/responses.js';
+import { transition, type TransitionResult, type Trigger } from '../lifecycle/stateMachine.js';
 
 export interface Selection {
   offer: OfferRef;

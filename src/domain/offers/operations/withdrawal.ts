@@ -5,14 +5,13 @@
  * that is no longer ABIERTA / SIN_RESPUESTA), the responding centrals are told
  * (D12, planned by the transition) and the offer's sockets get `offer.closed`.
  */
-import type { ApiUser } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import { jobId } from '../../queues/registry.js';
-import { announceTransition } from './announce.js';
-import { publishOfferEvent } from './events.js';
-import { lockOwnOffer, offerNotFound } from './ownership.js';
-import { canMove, refusedMove, transition } from './stateMachine.js';
-import { ACTIVE_STATES } from './states.js';
+import type { ApiUser } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { jobId } from '../../../queues/registry.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { publishOfferEvent } from '../lifecycle/events.js';
+import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 
 export interface WithdrawalInput {
   uuid: string;
@@ -33,17 +32,13 @@ export async function withdrawOffer(rt: Runtime, user: ApiUser, input: Withdrawa
   const out = await rt.orm.em.transactional(async (em) => {
     const offer = await lockOwnOffer(em, input.uuid, user.id);
     if (!offer) throw offerNotFound();
-    const refusal = ACTIVE_STATES.includes(offer.state)
-      ? `EL SERVICIO YA FUE ASIGNADO (ESTADO ${offer.state}); PARA RETIRARLO SOLICITE LA CANCELACIÓN`
-      : `NO ES POSIBLE REGISTRAR LA NO ASIGNACIÓN: EL SERVICIO ESTÁ EN ESTADO ${offer.state}`;
-    if (!canMove(offer.state, 'NO_ASIGNADA', 'no-asignacion')) throw refusedMove(offer.state, refusal);
+    if (!canMove(offer.state, 'NO_ASIGNADA', 'no-asignacion')) throw refusedMove(offer.state, 'no-asignacion');
     offer.motivo = input.motivo ?? null;
     const result = await transition(em, offer, {
       to: 'NO_ASIGNADA',
       by: 'no-asignacion',
       actor: `api-user:${user.username}`,
       detail: { motivo: offer.motivo },
-      refusal,
     });
     // An acceptance notification not yet sent must not go out for a withdrawn offer.
     await em.getConnection().execute(

@@ -2,33 +2,22 @@
  * POST /cancelacion (D6): ASIGNADA, EN_CAMINO or EN_SITIO → CANCELADA; the
  * assigned central is told (D12 novelty, planned by the transition).
  */
-import { Central, type ApiUser } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import { announceTransition } from './announce.js';
-import { lockOwnOffer, offerNotFound } from './ownership.js';
-import { canMove, refusedMove, transition } from './stateMachine.js';
-import type { OfferState } from './states.js';
+import { Central, type ApiUser } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 
 export interface CancellationInput {
   uuid: string;
   motivo?: string;
 }
 
-const ENDED_AFTER_ASSIGNMENT: readonly OfferState[] = ['FINALIZADA', 'CANCELADA'];
-
-/** The spec's "not assigned yet" explanation (4.8), naming the state; ended services say so instead. */
-export function cancellationRefusal(state: OfferState): string {
-  return ENDED_AFTER_ASSIGNMENT.includes(state)
-    ? `EL SERVICIO YA SE ENCUENTRA EN ESTADO ${state}, POR LO TANTO NO ES POSIBLE PROCESAR LA CANCELACIÓN`
-    : `LA OFERTA AÚN NO HA SIDO ASIGNADA, POR LO TANTO NO ES POSIBLE PROCESAR LA CANCELACIÓN (ESTADO ${state})`;
-}
-
 export async function cancelService(rt: Runtime, user: ApiUser, input: CancellationInput): Promise<{ centralName: string }> {
   const out = await rt.orm.em.transactional(async (em) => {
     const offer = await lockOwnOffer(em, input.uuid, user.id);
     if (!offer) throw offerNotFound();
-    const refusal = cancellationRefusal(offer.state);
-    if (!canMove(offer.state, 'CANCELADA', 'cancelacion')) throw refusedMove(offer.state, refusal);
+    if (!canMove(offer.state, 'CANCELADA', 'cancelacion')) throw refusedMove(offer.state, 'cancelacion');
     const centralId = offer.assignedCentral?.id;
     if (centralId === undefined) throw new Error(`offer ${offer.uuid} is ${offer.state} without an assigned central`);
     const central = await em.findOneOrFail(Central, centralId);
@@ -38,7 +27,6 @@ export async function cancelService(rt: Runtime, user: ApiUser, input: Cancellat
       by: 'cancelacion',
       actor: `api-user:${user.username}`,
       detail: { motivo: offer.motivo },
-      refusal,
     });
     return { uuid: offer.uuid, result, centralName: central.name };
   });

@@ -4,9 +4,9 @@
  * uuid, so scheduling an offer again (a retried POST /oferta) is harmless and
  * repairs an offer whose first enqueue failed after its commit.
  */
-import type { Offer } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import { jobId } from '../../queues/registry.js';
+import type { Offer } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { jobId } from '../../../queues/registry.js';
 
 /** Evaluation and expiry are idempotent (they re-check the state under a lock), so they may retry. */
 const RETRIED = { attempts: 5, backoff: { type: 'exponential', delay: 200 } } as const;

@@ -2,9 +2,9 @@
  * The body of the outgoing acceptance notification (spec 6.1), including the
  * legacy variant for the one integration recognized by its central's tax id.
  */
-import type { Config } from '../../../config/index.js';
-import type { Central, Technician } from '../../db/entities/index.js';
-import { nitCheckDigit } from '../centrals/nit.js';
+import type { Config } from '../../../../config/index.js';
+import type { Central, Technician } from '../../../db/entities/index.js';
+import { nitCheckDigit } from '../../centrals/nit.js';
 
 export interface AcceptancePayload {
   id: string;

@@ -3,13 +3,13 @@
  * Coordinates win when valid (0 or empty count as missing, spec 2.1); else
  * the address is geocoded like the origin (D9). At most MAX_STOPS stops.
  */
-import { Offer, type ApiUser, type Stop } from '../../db/entities/index.js';
-import { readPoint, type CoordinateValue } from '../../geo/coordinates.js';
-import { controllerError } from '../../http/errors.js';
-import type { Runtime } from '../../main/runtime.js';
-import { isUuid, lockOwnOffer, offerNotFound } from './ownership.js';
-import { refusedMove } from './stateMachine.js';
-import type { OfferState } from './states.js';
+import { Offer, type ApiUser, type Stop } from '../../../db/entities/index.js';
+import { readPoint, type CoordinateValue } from '../../../geo/coordinates.js';
+import { DomainError } from '../../errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { isUuid, lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
+import { refusedMove } from '../lifecycle/stateMachine.js';
+import type { OfferState } from '../lifecycle/states.js';
 
 export interface StopInput {
   uuid: string;
@@ -32,17 +32,17 @@ export const FINISHED_STATES: readonly OfferState[] = ['FINALIZADA', 'CANCELADA'
 
 async function place(rt: Runtime, input: StopInput): Promise<Omit<Stop, 'puntoReferencia' | 'addedAt'>> {
   const point = readPoint(input.latitud, input.longitud);
-  if (point === 'invalid') throw controllerError(400, STOP_MESSAGES.badCoords);
+  if (point === 'invalid') throw new DomainError('stop.coordinates-invalid');
   const direccion = input.direccion?.trim() || null;
   if (point) return { direccion, latitud: point.lat, longitud: point.lng, ciudad: null, departamento: null };
-  if (!direccion) throw controllerError(400, STOP_MESSAGES.missingPlace);
+  if (!direccion) throw new DomainError('stop.place-missing');
   const hit = await rt.geocoder.geocode(direccion);
-  if (!hit) throw controllerError(400, STOP_MESSAGES.notGeocoded);
+  if (!hit) throw new DomainError('stop.address-not-found', { direccion });
   return { direccion, latitud: hit.lat, longitud: hit.lng, ciudad: hit.ciudad, departamento: hit.departamento };
 }
 
 function refuseFinished(state: OfferState) {
-  return refusedMove(state, `NO ES POSIBLE AGREGAR DIRECCIONES: EL SERVICIO ESTÁ EN ESTADO ${state}`);
+  return refusedMove(state, 'add-address');
 }
 
 export async function addStop(rt: Runtime, user: ApiUser, input: StopInput): Promise<{ stops: Stop[] }> {
@@ -55,7 +55,7 @@ export async function addStop(rt: Runtime, user: ApiUser, input: StopInput): Pro
     const offer = await lockOwnOffer(em, input.uuid, user.id);
     if (!offer) throw offerNotFound();
     if (FINISHED_STATES.includes(offer.state)) throw refuseFinished(offer.state);
-    if (offer.stops.length >= rt.config.maxStops) throw controllerError(400, STOP_MESSAGES.tooMany(rt.config.maxStops));
+    if (offer.stops.length >= rt.config.maxStops) throw new DomainError('stop.too-many', { max: rt.config.maxStops });
     const stop: Stop = { ...where, puntoReferencia: input.puntoReferencia?.trim() || null, addedAt: new Date().toISOString() };
     offer.stops = [...offer.stops, stop];
     await em.flush();

@@ -9,7 +9,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_DESCRIPTION, type OfferDraft } from './input.js';
-import { creationState, type CreationTrigger } from './stateMachine.js';
+import { creationState, type CreationTrigger } from '../lifecycle/stateMachine.js';
 
 /** Who a directly assigned offer goes to, and its codes (D6). */
 export interface NewAssignment {

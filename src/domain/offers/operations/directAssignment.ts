@@ -6,14 +6,14 @@
  * response window and no distribution, and with its codigoServicio and
  * codigoSolicitud.
  */
-import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import type { Runtime } from '../../main/runtime.js';
-import { announceTransition } from './announce.js';
-import { freeServiceCodes } from './codes.js';
-import { OFFER_MESSAGES, draftOffer, type OfferInput } from './input.js';
-import { prepareOffer } from './prepare.js';
-import { insertOffer } from './store.js';
+import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../../db/entities/index.js';
+import { DomainError } from '../../errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { freeServiceCodes } from '../lifecycle/codes.js';
+import { draftOffer, type OfferInput } from '../create/input.js';
+import { prepareOffer } from '../create/prepare.js';
+import { insertOffer } from '../create/store.js';
 
 export type DirectAssignmentInput = OfferInput & { dniPrestador: string; dniTecnico?: string };
 
@@ -38,15 +38,15 @@ export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAs
   const em = rt.orm.em;
   const draft = draftOffer(input);
   const type = await em.findOne(ServiceType, draft.serviceTypeId);
-  if (!type) throw controllerError(400, OFFER_MESSAGES.typeUnknown(draft.serviceTypeId));
+  if (!type) throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
   const nit = input.dniPrestador.trim();
   const central = await em.findOne(Central, { nit });
-  if (!central) throw controllerError(404, DIRECT_MESSAGES.unknownCentral(nit));
-  if (!central.serviceTypes.includes(type.id)) throw controllerError(400, DIRECT_MESSAGES.typeNotServed(central.name, type.type));
+  if (!central) throw new DomainError('direct.central-unknown', { nit });
+  if (!central.serviceTypes.includes(type.id)) throw new DomainError('direct.type-not-served', { central: central.name, type: type.type });
   const technician = input.dniTecnico ? await em.findOne(Technician, { dni: input.dniTecnico.trim(), central }) : null;
-  if (input.dniTecnico && !technician) throw controllerError(404, DIRECT_MESSAGES.unknownTechnician);
+  if (input.dniTecnico && !technician) throw new DomainError('direct.technician-unknown', { dni: input.dniTecnico });
   // Checked before geocoding to spare the geocoder; the insert below still decides a race.
-  if (await em.count(Offer, { uuid: draft.uuid })) throw controllerError(400, OFFER_MESSAGES.alreadyOffered);
+  if (await em.count(Offer, { uuid: draft.uuid })) throw new DomainError('offer.uuid-exists', { uuid: draft.uuid });
   const prepared = await prepareOffer(rt, user, draft);
 
   const { inserted, codes } = await em.transactional(async (tx) => {
@@ -60,8 +60,8 @@ export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAs
     };
     return { inserted: await insertOffer(tx, offer, { by: 'asignacion-directa', actor: `api-user:${user.username}` }), codes };
   });
-  if (inserted === 'unknown-type') throw controllerError(400, OFFER_MESSAGES.typeUnknown(draft.serviceTypeId));
-  if (inserted === 'uuid-exists') throw controllerError(400, OFFER_MESSAGES.alreadyOffered);
+  if (inserted === 'unknown-type') throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
+  if (inserted === 'uuid-exists') throw new DomainError('offer.uuid-exists', { uuid: draft.uuid });
   await announceTransition(rt, { uuid: draft.uuid, generatorId: user.id }, { from: null, to: 'ASIGNADA', notificationIds: [] });
   return { uuid: draft.uuid, centralName: central.name, ...codes };
 }

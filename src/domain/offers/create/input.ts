@@ -6,10 +6,10 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
-import type { VehicleData } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
+import type { VehicleData } from '../../../db/entities/index.js';
+import { DomainError } from '../../errors.js';
 import { appointmentInstant } from './appointment.js';
-import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../geo/coordinates.js';
+import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../../geo/coordinates.js';
 
 export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 export const UUID_RE = new RegExp(UUID_PATTERN);
@@ -156,7 +156,7 @@ function clean(value: string | null | undefined): string | null {
 
 function coordinateOrFail(value: number | string | null | undefined, field: string, axis: Axis): number | null {
   const c = coordinate(value, axis);
-  if (c === 'out-of-range') throw controllerError(400, OFFER_MESSAGES.outOfRange(field, axis));
+  if (c === 'out-of-range') throw new DomainError('offer.coordinate-out-of-range', { field, axis });
   return c;
 }
 
@@ -202,7 +202,7 @@ export function draftOffer(input: OfferInput): OfferDraft {
     coordinateOrFail(input.longitudOrigen, 'longitudOrigen', 'lng'),
   );
   const direccionOrigen = clean(input.direccionOrigen);
-  if (!origin && !direccionOrigen) throw controllerError(400, OFFER_MESSAGES.originMissing);
+  if (!origin && !direccionOrigen) throw new DomainError('offer.origin-missing');
   const destination = point(
     coordinateOrFail(input.latitudDestino, 'latitudDestino', 'lat'),
     coordinateOrFail(input.longitudDestino, 'longitudDestino', 'lng'),
@@ -212,7 +212,7 @@ export function draftOffer(input: OfferInput): OfferDraft {
   let scheduledAt: Date | null = null;
   if (fechaCita) {
     scheduledAt = appointmentInstant(fechaCita, horaCita);
-    if (!scheduledAt) throw controllerError(400, OFFER_MESSAGES.badDate);
+    if (!scheduledAt) throw new DomainError('offer.appointment-invalid', { fechaCita });
   }
   const vehiculo = vehicleData(input.vehiculo);
   return {

@@ -3,9 +3,9 @@
  * duplicate-uuid answer of POST /oferta and the live events.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, OfferResponse } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import { rankResponses } from './ranking.js';
+import { Offer, OfferResponse } from '../../../db/entities/index.js';
+import { DomainError } from '../../errors.js';
+import { rankResponses } from '../selection/ranking.js';
 
 export interface ResponseView {
   /** km from the technician to the service point */
@@ -53,6 +53,6 @@ export async function offerResponses(em: EntityManager, offer: Pick<Offer, 'uuid
 /** GET /offer-responses (spec 4.2): only the caller's own offers; any other uuid is "not found" (D3). */
 export async function getOfferResponses(em: EntityManager, generatorId: number, uuid: string): Promise<OfferResponsesView> {
   const offer = await em.findOne(Offer, { uuid, generator: generatorId }, { fields: ['uuid', 'acceptedResponse'] });
-  if (!offer) throw controllerError(403, RESPONSES_MESSAGES.notFound, { data: [] });
+  if (!offer) throw new DomainError('responses.offer-not-found', { uuid });
   return offerResponses(em, offer);
 }

@@ -3,9 +3,9 @@
  * exactly like an unknown one. A uuid that is not a UUID names no offer.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Offer } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import { UUID_RE } from './input.js';
+import type { Offer } from '../../../db/entities/index.js';
+import { DomainError } from '../../errors.js';
+import { UUID_RE } from '../create/input.js';
 import { lockOffer } from './stateMachine.js';
 
 
@@ -21,7 +21,7 @@ export async function lockOwnOffer(em: EntityManager, uuid: string, generatorId:
   return lockOffer(em, uuid.toLowerCase(), generatorId === null ? {} : { generator: generatorId });
 }
 
-/** 404 `{status: false, msg: 'OFERTA NO ENCONTRADA'}` (spec 7.3, D6). */
-export function offerNotFound() {
-  return controllerError(404, OFFER_NOT_FOUND);
+/** An unknown offer, or another generator's (spec 7.3, D6: 404 OFERTA NO ENCONTRADA). */
+export function offerNotFound(uuid?: string): DomainError<'offer.not-found'> {
+  return new DomainError('offer.not-found', uuid === undefined ? {} : { uuid });
 }

@@ -2,7 +2,7 @@
  * Live events about one offer (decisions D10), published after commit to
  * every socket subscribed to it. A failed publish is logged, never thrown.
  */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../../main/runtime.js';
 import type { OfferRef } from './announce.js';
 
 export type OfferEvent = 'offer.response' | 'offer.accepted' | 'offer.state' | 'offer.closed' | 'offer.subscribe';

@@ -3,14 +3,14 @@
  * (D1: OFFER_MAX_OPEN_MS). Both lock the offer and do nothing unless it is
  * still in the state they act on, so a repeated or late job is harmless.
  */
-import { OfferResponse } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
+import { OfferResponse } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
 import { resumeAcceptance } from './acceptanceNotification.js';
-import { announceTransition } from './announce.js';
-import { publishOfferEvent } from './events.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { publishOfferEvent } from '../lifecycle/events.js';
 import { rankResponses } from './ranking.js';
 import { announceSelection, selectResponse } from './selection.js';
-import { lockOffer, transition } from './stateMachine.js';
+import { lockOffer, transition } from '../lifecycle/stateMachine.js';
 
 const ACTOR = 'system:evaluation';
 

@@ -6,13 +6,13 @@
  * without revealing another generator's offer.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, type ApiUser } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import type { Runtime } from '../../main/runtime.js';
-import { afterCommit } from './announce.js';
-import { publishOfferEvent } from './events.js';
-import { OFFER_MESSAGES, draftOffer, type OfferDraft, type OfferInput } from './input.js';
-import { offerResponses, type ResponseView } from './responses.js';
+import { Offer, type ApiUser } from '../../../db/entities/index.js';
+import { DomainError } from '../../errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { afterCommit } from '../lifecycle/announce.js';
+import { publishOfferEvent } from '../lifecycle/events.js';
+import { draftOffer, type OfferDraft, type OfferInput } from './input.js';
+import { offerResponses, type ResponseView } from '../acceptance/responses.js';
 import { prepareOffer } from './prepare.js';
 import { scheduleOfferJobs } from './schedule.js';
 import { insertOffer } from './store.js';
@@ -36,7 +36,7 @@ export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferI
     expiresAt: new Date(created + rt.config.offerMaxOpenMs),
   };
   const inserted = await insertOffer(em, offer, { by: 'oferta', actor: `api-user:${generator.username}` });
-  if (inserted === 'unknown-type') throw controllerError(400, OFFER_MESSAGES.typeUnknown(draft.serviceTypeId));
+  if (inserted === 'unknown-type') throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
   if (inserted === 'uuid-exists') return answerDuplicate(rt, em, generator, draft);
   await afterCommit(rt, 'schedule offer jobs', { uuid: offer.uuid }, () => scheduleOfferJobs(rt, offer));
   if (draft.socketId) await subscribeSocket(rt, { uuid: offer.uuid, generatorId: generator.id }, draft.socketId);
@@ -51,7 +51,7 @@ function needsGeocoding(draft: OfferDraft): boolean {
 async function answerDuplicate(rt: Runtime, em: EntityManager, generator: ApiUser, draft: OfferDraft): Promise<CreateOutcome> {
   const existing = await em.findOne(Offer, { uuid: draft.uuid });
   if (!existing || existing.generator.id !== generator.id || existing.state !== 'ABIERTA') {
-    throw controllerError(400, OFFER_MESSAGES.alreadyOffered);
+    throw new DomainError('offer.uuid-exists', { uuid: draft.uuid });
   }
   // Re-adding the jobs is harmless (same ids) and repairs an offer whose first enqueue failed.
   await afterCommit(rt, 'schedule offer jobs', { uuid: existing.uuid }, () => scheduleOfferJobs(rt, existing, new Date()));

@@ -2,7 +2,7 @@
  * The best-response rule (decisions D2): lowest arrival time first; ties go
  * to the higher rating, then the shorter distance, then the earlier response.
  */
-import type { OfferResponse } from '../../db/entities/index.js';
+import type { OfferResponse } from '../../../db/entities/index.js';
 
 type Ranked = Pick<OfferResponse, 'id' | 'timeMin' | 'rate' | 'distanceKm' | 'updatedAt'>;
 

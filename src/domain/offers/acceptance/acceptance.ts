@@ -6,25 +6,27 @@
  * come) and forwards it to the generator synchronously. Every decision is
  * made under the lock and commits its new state before anything is sent, so
  * any number of simultaneous acceptances and the evaluation produce one
- * winner. Used by the HTTP route and by the WebSocket server.
+ * winner. Used by the HTTP route and by the WebSocket server: it takes the
+ * validated body, returns an outcome and raises DomainErrors; the edges shape
+ * both (src/http/presenters/acceptance.ts, src/http/errorMap.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FromSchema } from 'json-schema-to-ts';
-import { Central, Offer, OfferResponse, Technician, type ApiUser } from '../../db/entities/index.js';
-import { computeResponseFigures, type ResponseFigures } from '../../geo/figures.js';
-import { HttpError, acceptanceError } from '../../http/errors.js';
-import { validateBody, type ErrorObject } from '../../http/validation.js';
-import type { Runtime } from '../../main/runtime.js';
-import { profileEndpoint } from '../../webhooks/deliveries.js';
-import { dispatchAcceptance } from './acceptanceNotification.js';
-import { announceTransition } from './announce.js';
-import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../geo/coordinates.js';
-import { publishOfferEvent } from './events.js';
-import { UUID_PATTERN } from './input.js';
+import { Central, Offer, OfferResponse, Technician, type ApiUser } from '../../../db/entities/index.js';
+import { computeResponseFigures, type ResponseFigures } from '../../../geo/figures.js';
+import type { ErrorObject } from 'ajv';
+import { DomainError } from '../../errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { profileEndpoint } from '../../../webhooks/deliveries.js';
+import { dispatchAcceptance } from '../selection/acceptanceNotification.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../../geo/coordinates.js';
+import { publishOfferEvent } from '../lifecycle/events.js';
+import { UUID_PATTERN } from '../create/input.js';
 import { responseView } from './responses.js';
-import { announceSelection, selectResponse, type Selection } from './selection.js';
-import { lockOffer } from './stateMachine.js';
-import type { OfferState } from './states.js';
+import { announceSelection, selectResponse, type Selection } from '../selection/selection.js';
+import { lockOffer } from '../lifecycle/stateMachine.js';
+import type { OfferState } from '../lifecycle/states.js';
 
 export const ACCEPTANCE_MESSAGES = {
   recorded: 'RESPUESTA ACEPTADA, ESPERA POR FAVOR A QUE SE CONFIRME LA ASIGNACIÓN DEL SERVICIO',
@@ -66,9 +68,10 @@ export const acceptanceSchema = {
   },
 } as const;
 
-type AcceptanceInput = FromSchema<typeof acceptanceSchema>;
+export type AcceptanceInput = FromSchema<typeof acceptanceSchema>;
 
-function acceptanceMessage(e: ErrorObject): string {
+/** The message of the first schema failure of a PUT /aceptacion body (D4.1). */
+export function acceptanceMessage(e: ErrorObject): string {
   if (e.keyword === 'required') return ACCEPTANCE_MESSAGES.required((e.params as { missingProperty: string }).missingProperty);
   const field = e.instancePath.slice(1);
   if (field === '') return ACCEPTANCE_MESSAGES.notAnObject;
@@ -78,25 +81,20 @@ function acceptanceMessage(e: ErrorObject): string {
   return ACCEPTANCE_MESSAGES.badText(field);
 }
 
-export interface AcceptanceReply {
-  status: number;
-  body: Record<string, unknown>;
-}
+/** What an acceptance came to; the edge shapes it (src/http/presenters/acceptance.ts). */
+export type AcceptanceOutcome =
+  /** recorded on an ABIERTA offer, or won at once by the generator's own central */
+  | { kind: 'recorded' }
+  /** a late acceptance the generator confirmed (D4c) */
+  | { kind: 'accepted'; paymentPending: boolean }
+  /** a late acceptance the generator refused or did not answer: its reply, as it came */
+  | { kind: 'forward-rejected'; replyBody: string | null };
 
-const reply = (status: number, data: unknown): AcceptanceReply => ({ status, body: { status: status === 200, data } });
-
-/** D4.1: the body, in the acceptance envelope. */
-function parseAcceptance(input: unknown) {
-  let body: AcceptanceInput;
-  try {
-    body = validateBody<typeof acceptanceSchema>(acceptanceSchema, input, acceptanceMessage);
-  } catch (err) {
-    if (err instanceof HttpError) throw acceptanceError(err.status, err.body.msg);
-    throw err;
-  }
+/** D4.1 after the schema: the values, with the coordinates' ranges checked. */
+function parseAcceptance(body: AcceptanceInput) {
   const axis = (value: AcceptanceInput['latitudTecnico'], field: string, a: Axis) => {
     const c = coordinate(value, a);
-    if (c === 'out-of-range') throw acceptanceError(400, ACCEPTANCE_MESSAGES.outOfRange(field, a));
+    if (c === 'out-of-range') throw new DomainError('acceptance.coordinate-out-of-range', { field, axis: a });
     return c;
   };
   return {
@@ -120,17 +118,17 @@ interface Parties {
 /** D4.2–5, reads only. */
 async function findParties(em: EntityManager, caller: ApiUser, a: Parsed): Promise<Parties> {
   const central = await em.findOne(Central, { nit: a.dniPrestador, apiUser: caller.id });
-  if (!central) throw acceptanceError(403, ACCEPTANCE_MESSAGES.notYourCentral);
+  if (!central) throw new DomainError('acceptance.central-not-caller', { nit: a.dniPrestador });
   const offer = await em.findOne(Offer, { uuid: a.offerUuid }, { populate: ['generator'] });
-  if (!offer) throw acceptanceError(404, ACCEPTANCE_MESSAGES.offerNotFound);
+  if (!offer) throw new DomainError('acceptance.offer-not-found', { uuid: a.offerUuid });
   const technician = await em.findOne(Technician, { dni: a.dniTecnico, central: central.id });
-  if (!technician) throw acceptanceError(404, ACCEPTANCE_MESSAGES.technicianNotFound);
-  if (!profileEndpoint(offer.generator, 'respuesta')) throw acceptanceError(404, ACCEPTANCE_MESSAGES.generatorApiNotFound);
+  if (!technician) throw new DomainError('acceptance.technician-not-found', { dni: a.dniTecnico });
+  if (!profileEndpoint(offer.generator, 'respuesta')) throw new DomainError('acceptance.generator-api-not-found', { generatorId: offer.generator.id });
   return { offer, generator: offer.generator, central, technician };
 }
 
 /** D4.6: states that take no acceptance. */
-function refusal(state: OfferState): HttpError | null {
+function refusal(state: OfferState): DomainError | null {
   switch (state) {
     case 'ABIERTA':
     case 'SIN_RESPUESTA':
@@ -139,9 +137,9 @@ function refusal(state: OfferState): HttpError | null {
     case 'ASIGNADA':
     case 'EN_CAMINO':
     case 'EN_SITIO':
-      return acceptanceError(400, ACCEPTANCE_MESSAGES.alreadyAccepted);
+      return new DomainError('acceptance.already-accepted', { state });
     default:
-      return acceptanceError(400, ACCEPTANCE_MESSAGES.closed(state));
+      return new DomainError('acceptance.closed', { state });
   }
 }
 
@@ -162,7 +160,7 @@ async function upsertResponse(em: EntityManager, p: Parties, figures: ResponseFi
 /** Under the offer's lock: the state decides (D4 a, b, c). */
 async function decide(rt: Runtime, em: EntityManager, p: Parties, figures: ResponseFigures): Promise<Decision> {
   const offer = await lockOffer(em, p.offer.uuid);
-  if (!offer) throw acceptanceError(404, ACCEPTANCE_MESSAGES.offerNotFound);
+  if (!offer) throw new DomainError('acceptance.offer-not-found', { uuid: p.offer.uuid });
   const refused = refusal(offer.state);
   if (refused) throw refused;
   const response = await upsertResponse(em, { ...p, offer }, figures);
@@ -178,48 +176,31 @@ async function decide(rt: Runtime, em: EntityManager, p: Parties, figures: Respo
   return { kind: 'recorded', response };
 }
 
-/** The generator's reply to a rejected forward, as the 400 body (D4c): JSON objects as they are, anything else wrapped. */
-function generatorReplyBody(replyBody: string | null): Record<string, unknown> {
-  if (!replyBody) return { status: false, data: ACCEPTANCE_MESSAGES.generatorNoAnswer };
-  try {
-    const parsed: unknown = JSON.parse(replyBody);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
-    return { status: false, data: parsed };
-  } catch {
-    return { status: false, data: replyBody };
-  }
-}
-
 /** D4c after its commit: the forward to the generator decides ACEPTADA or INACTIVA. */
-async function forwardLateAcceptance(rt: Runtime, p: Parties, selection: Selection): Promise<AcceptanceReply> {
+async function forwardLateAcceptance(rt: Runtime, p: Parties, selection: Selection): Promise<AcceptanceOutcome> {
   await announceTransition(rt, selection.offer, selection.result);
   const outcome = selection.deliveryId ? await dispatchAcceptance(rt, selection.deliveryId) : null;
-  if (!outcome?.ok) return { status: 400, body: generatorReplyBody(outcome?.replyBody ?? null) };
+  if (!outcome?.ok) return { kind: 'forward-rejected', replyBody: outcome?.replyBody ?? null };
   await publishOfferEvent(rt, selection.offer, 'offer.accepted', { accepted: selection.accepted });
-  return reply(200, p.generator.requiresPaymentConfirmation ? ACCEPTANCE_MESSAGES.paymentPending : ACCEPTANCE_MESSAGES.accepted);
+  return { kind: 'accepted', paymentPending: p.generator.requiresPaymentConfirmation };
 }
 
-export async function respondToOffer(rt: Runtime, caller: ApiUser, input: unknown): Promise<AcceptanceReply> {
-  try {
-    const a = parseAcceptance(input);
-    const em = rt.orm.em.fork();
-    const parties = await findParties(em, caller, a);
-    const early = refusal(parties.offer.state);
-    if (early) throw early;
-    const figures = await computeResponseFigures(
-      em,
-      { offerUuid: parties.offer.uuid, technicianId: parties.technician.id, lat: a.position?.lat, lng: a.position?.lng, minutes: a.minutes },
-      rt.config.averageSpeedKmh,
-    );
-    const decision = await em.transactional((tx) => decide(rt, tx, parties, figures));
-    const ref = { uuid: parties.offer.uuid, generatorId: parties.generator.id };
-    await publishOfferEvent(rt, ref, 'offer.response', { response: responseView(decision.response) });
-    if (decision.kind === 'late') return await forwardLateAcceptance(rt, parties, decision.selection);
-    if (decision.kind === 'own') await announceSelection(rt, decision.selection, { dispatch: true, closed: 'assigned-own' });
-    return reply(200, ACCEPTANCE_MESSAGES.recorded);
-  } catch (err) {
-    if (err instanceof HttpError) return { status: err.status, body: err.body };
-    rt.log.error({ err }, 'acceptance failed');
-    return reply(500, ACCEPTANCE_MESSAGES.failure);
-  }
+/** PUT /aceptacion and the technician's `offer.respond`: a validated body, the caller's answer. */
+export async function acceptOffer(rt: Runtime, caller: ApiUser, input: AcceptanceInput): Promise<AcceptanceOutcome> {
+  const a = parseAcceptance(input);
+  const em = rt.orm.em.fork();
+  const parties = await findParties(em, caller, a);
+  const early = refusal(parties.offer.state);
+  if (early) throw early;
+  const figures = await computeResponseFigures(
+    em,
+    { offerUuid: parties.offer.uuid, technicianId: parties.technician.id, lat: a.position?.lat, lng: a.position?.lng, minutes: a.minutes },
+    rt.config.averageSpeedKmh,
+  );
+  const decision = await em.transactional((tx) => decide(rt, tx, parties, figures));
+  const ref = { uuid: parties.offer.uuid, generatorId: parties.generator.id };
+  await publishOfferEvent(rt, ref, 'offer.response', { response: responseView(decision.response) });
+  if (decision.kind === 'late') return forwardLateAcceptance(rt, parties, decision.selection);
+  if (decision.kind === 'own') await announceSelection(rt, decision.selection, { dispatch: true, closed: 'assigned-own' });
+  return { kind: 'recorded' };
 }

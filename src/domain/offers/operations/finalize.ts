@@ -3,13 +3,12 @@
  * EN_SITIO) → FINALIZADA. An operator may finalize any service, a generator
  * only its own; the state notification goes out (D12).
  */
-import type { ApiUser } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import type { OperatorClaims } from '../../http/auth/jwt.js';
-import type { Runtime } from '../../main/runtime.js';
-import { announceTransition } from './announce.js';
-import { lockOwnOffer } from './ownership.js';
-import { canMove, refusedMove, transition } from './stateMachine.js';
+import type { ApiUser, OperatorUser } from '../../../db/entities/index.js';
+import { DomainError } from '../../errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOwnOffer } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 
 export const FINALIZE_MESSAGES = {
   ok: 'Servicio finalizado exitosamente',
@@ -18,17 +17,17 @@ export const FINALIZE_MESSAGES = {
   internal: 'Ha ocurrido un error interno del servidor, por favor intenta más tarde',
 } as const;
 
-export type FinalizeCaller = { apiUser: ApiUser } | { operator: OperatorClaims };
+/** A generator, or an operator as its token names it. */
+export type FinalizeCaller = { apiUser: ApiUser } | { operator: Pick<OperatorUser, 'id' | 'username' | 'role'> };
 
 export async function finalizeService(rt: Runtime, caller: FinalizeCaller, uuid: string): Promise<void> {
   const generatorId = 'apiUser' in caller ? caller.apiUser.id : null;
   const actor = 'apiUser' in caller ? `api-user:${caller.apiUser.username}` : `operator:${caller.operator.username}`;
   const out = await rt.orm.em.transactional(async (em) => {
     const offer = await lockOwnOffer(em, uuid, generatorId);
-    if (!offer) throw controllerError(404, FINALIZE_MESSAGES.notFound);
-    const refusal = `El servicio no está activo (estado ${offer.state}), no es posible finalizarlo`;
-    if (!canMove(offer.state, 'FINALIZADA', 'finalize')) throw refusedMove(offer.state, refusal);
-    const result = await transition(em, offer, { to: 'FINALIZADA', by: 'finalize', actor, refusal });
+    if (!offer) throw new DomainError('finalize.not-found', { uuid });
+    if (!canMove(offer.state, 'FINALIZADA', 'finalize')) throw refusedMove(offer.state, 'finalize');
+    const result = await transition(em, offer, { to: 'FINALIZADA', by: 'finalize', actor });
     return { uuid: offer.uuid, generatorId: offer.generator.id, result };
   });
   await announceTransition(rt, { uuid: out.uuid, generatorId: out.generatorId }, out.result);

@@ -7,15 +7,15 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config } from '../../../config/index.js';
-import { WebhookDelivery, type ApiUser, type Offer, type OfferResponse } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import { jobId } from '../../queues/registry.js';
-import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint } from '../../webhooks/deliveries.js';
-import type { WebhookOutcome } from '../../webhooks/send.js';
+import type { Config } from '../../../../config/index.js';
+import { WebhookDelivery, type ApiUser, type Offer, type OfferResponse } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { jobId } from '../../../queues/registry.js';
+import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint } from '../../../webhooks/deliveries.js';
+import type { WebhookOutcome } from '../../../webhooks/send.js';
 import { acceptancePayload } from './acceptancePayload.js';
-import { announceTransition } from './announce.js';
-import { lockOffer, transition } from './stateMachine.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOffer, transition } from '../lifecycle/stateMachine.js';
 
 /** What is stored as "the peer never answered" when a claimed delivery is found abandoned. */
 export const ABANDONED_ERROR = 'no answer recorded: the sender stopped while waiting for the reply';

@@ -4,10 +4,10 @@
  * otherwise the addresses are geocoded, D9), who offers it and when it is
  * scheduled, created now. What differs (window, assignment) the caller adds.
  */
-import type { ApiUser } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import type { Runtime } from '../../main/runtime.js';
-import { OFFER_MESSAGES, type OfferDraft } from './input.js';
+import type { ApiUser } from '../../../db/entities/index.js';
+import { DomainError } from '../../errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import type { OfferDraft } from './input.js';
 import type { NewOffer } from './store.js';
 
 export type PreparedOffer = Omit<NewOffer, 'deadlineAt' | 'expiresAt' | 'assignment'>;
@@ -20,14 +20,14 @@ export async function prepareOffer(
   // A geocoded origin names its city and department; the body's values are kept where it does not.
   const origin = draft.origin
     ? { ...draft.origin, ciudad: draft.ciudad, departamento: draft.departamento }
-    : await geocodeOrFail(rt, draft.direccionOrigen ?? '', OFFER_MESSAGES.originNotFound).then((hit) => ({
+    : await geocodeOrFail(rt, draft.direccionOrigen ?? '', 'origin').then((hit) => ({
         ...hit,
         ciudad: hit.ciudad ?? draft.ciudad,
         departamento: hit.departamento ?? draft.departamento,
       }));
   const destination =
     draft.destination ??
-    (draft.direccionDestino ? await geocodeOrFail(rt, draft.direccionDestino, OFFER_MESSAGES.destinationNotFound) : null);
+    (draft.direccionDestino ? await geocodeOrFail(rt, draft.direccionDestino, 'destination') : null);
   // Created once located: a slow geocoder does not eat into the response window.
   const createdAt = new Date();
   return {
@@ -49,8 +49,8 @@ function ofertante(generator: Pick<ApiUser, 'businessName'>, draft: OfferDraft):
   return (draft.subOfertante ? `${base} - ${draft.subOfertante}` : base).slice(0, 255);
 }
 
-async function geocodeOrFail(rt: Pick<Runtime, 'geocoder'>, address: string, message: string) {
+async function geocodeOrFail(rt: Pick<Runtime, 'geocoder'>, address: string, which: 'origin' | 'destination') {
   const hit = await rt.geocoder.geocode(address);
-  if (!hit) throw controllerError(400, message);
+  if (!hit) throw new DomainError('offer.address-not-found', { which });
   return hit;
 }

@@ -4,8 +4,8 @@
  * Neither can fail the request: the move is committed. A lost enqueue is
  * logged and picked up by the outbox sweeper; a lost event is only logged.
  */
-import type { Runtime } from '../../main/runtime.js';
-import { enqueueStateNotification } from '../notifications/enqueue.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { enqueueStateNotification } from '../../notifications/enqueue.js';
 import { publishOfferEvent } from './events.js';
 import type { TransitionResult } from './stateMachine.js';
 
