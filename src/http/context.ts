@@ -9,7 +9,7 @@ export interface AppState {
   operator?: Pick<OperatorUser, 'id' | 'username' | 'role'>;
   /** the request's input once validated against the route's schema (src/http/openapi/router.ts) */
   input?: unknown;
-  /** the error envelope of the route being served (middleware/envelope.ts); controller when unset */
+  /** the error envelope of the route being served (set from its declaration, openapi/router.ts); controller when unset */
   envelope?: Envelope;
 }
 

@@ -2,7 +2,7 @@
  * The one table from a domain error's code to its answer (issue 10, STYLE 9):
  * the spec's status, its message (texts kept exactly, from the use case's
  * message table) and any extra body fields. The envelope is the route's
- * (`ctx.state.envelope`, middleware/envelope.ts); the socket layer answers
+ * (`ctx.state.envelope`, from its declaration in openapi/operations.ts); the socket layer answers
  * with the same table (src/realtime/actions.ts).
  */
 import { DomainError, type DomainErrorCode, type DomainErrorFacts, type RefusedOperation } from '../domain/errors.js';

@@ -138,6 +138,7 @@ export const acceptOffer = operation({
   auth: 'apiKey',
   envelope: 'acceptance',
   input: { schema: AcceptanceInput, from: 'json' },
+  failure: 'Error al aceptar la oferta',
   responses: {
     200: acceptance(
       'Response recorded, or assignment confirmed',
@@ -272,6 +273,7 @@ export const reportProgress = operation({
   auth: 'apiKey',
   envelope: 'acceptance',
   input: { schema: ProgressInput, from: 'json' },
+  failure: 'Error al actualizar el estado del servicio',
   responses: {
     200: acceptance('State updated (or already that state)', { updated: 'ESTADO DEL SERVICIO ACTUALIZADO A EN_CAMINO' }, true),
     400: acceptance('Invalid data', { badEstado: "EL CAMPO 'estado' DEBE SER EN_CAMINO O EN_SITIO (LA FINALIZACIÓN SE REGISTRA CON POST /finalize)" }),
@@ -290,6 +292,7 @@ export const updatePosition = operation({
   auth: 'apiKey',
   envelope: 'acceptance',
   input: { schema: PositionInput, from: 'json' },
+  failure: 'ERROR AL ACTUALIZAR LA POSICIÓN DEL TÉCNICO',
   responses: {
     200: acceptance('Position updated', { ok: 'POSICIÓN DEL TÉCNICO ACTUALIZADA' }, true),
     400: acceptance('Invalid data', { zero: 'LAS COORDENADAS (0, 0) NO SON UNA POSICIÓN VÁLIDA' }),

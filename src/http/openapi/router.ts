@@ -1,9 +1,10 @@
 /**
  * Mounts route declarations (operations.ts) on a @koa/router, one shape for
- * every route (issue 10 item 3): the route's error envelope → its failure
- * message → authentication (from `auth`) → validation compiled from the
- * document's schema (with the route's messages) → one handler (a domain call
- * and a presenter) whose return value is the body.
+ * every route (issue 10 item 3): the route's error envelope (`envelope`,
+ * read by the error middleware) → its failure message → authentication (from
+ * `auth`) → validation compiled from the document's schema (with the route's
+ * messages, in the route's envelope) → one handler (a domain call and a
+ * presenter) whose return value is the body, or an Answer.
  */
 import Router from '@koa/router';
 import type { ErrorObject, ValidateFunction } from 'ajv';
@@ -12,15 +13,19 @@ import type { Middleware } from 'koa';
 import type { Runtime } from '../../main/runtime.js';
 import { apiKeyAuth, basicAuth, basicOrJwtAuth, operatorAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';
-import { HttpError, acceptanceError, controllerError } from '../errors.js';
+import { HttpError, RequestError, controllerError } from '../errors.js';
+import { formBody } from '../middleware/body.js';
 import { failureMessage } from '../middleware/failure.js';
 import { compile } from '../validation.js';
 import { openApiDocument } from './document.js';
-import { API } from './operations.js';
+import { API, adminLoginPage } from './operations.js';
 import type { Auth, OperationDecl } from './types.js';
 
 /** Where an operator without a session is sent (the /admin/login form). */
-export const ADMIN_LOGIN_PATH = '/admin/login';
+export const ADMIN_LOGIN_PATH = adminLoginPage.path;
+
+/** The largest form body (the operators' login form). */
+const FORM_LIMIT = '8kb';
 
 export interface InvalidInput {
   /** the spec's message for the first failure */
@@ -37,12 +42,13 @@ export interface Route {
   handle: (ctx: AppContext, input: unknown) => unknown;
 }
 
-type InputOf<B extends JSONSchema> = FromSchema<B>;
+/** The validated input's type: what the declaration's schema describes. */
+type InputOf<O> = O extends { input?: { schema: { schema: infer S } } } ? (S extends JSONSchema ? FromSchema<S> : never) : never;
 
 /** Binds a handler to its declaration; the handler receives the validated input. */
-export function route<const B extends JSONSchema>(
-  op: OperationDecl<B>,
-  handle: (ctx: AppContext, input: InputOf<B>) => unknown,
+export function route<O extends OperationDecl>(
+  op: O,
+  handle: (ctx: AppContext, input: InputOf<O>) => unknown,
   opts: { invalid?: InvalidInput; validate?: boolean } = {},
 ): Route {
   return { op, invalid: opts.invalid, validate: opts.validate ?? true, handle: handle as unknown as Route['handle'] };
@@ -65,9 +71,13 @@ export function inputOf(ctx: AppContext, op: OperationDecl): unknown {
   return Object.fromEntries(props.map((k) => [k, fromBody[k] ?? ctx.query[k]]).filter(([, v]) => v !== undefined));
 }
 
-/** A 400 in the route's envelope. */
-export function invalidInput(op: OperationDecl, msg: string, extra: Record<string, unknown> = {}): HttpError {
-  return op.envelope === 'acceptance' ? acceptanceError(400, msg) : controllerError(400, msg, extra);
+/** A handler's answer with a status other than 200 (or headers); any other return value is the 200 body. */
+export class Answer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+    readonly headers: Record<string, string> = {},
+  ) {}
 }
 
 function validation(r: Route): Middleware<AppState> {
@@ -76,7 +86,7 @@ function validation(r: Route): Middleware<AppState> {
     const input = inputOf(ctx, r.op);
     if (!validate(input)) {
       const first = validate.errors?.[0];
-      throw invalidInput(r.op, first && r.invalid ? r.invalid.message(first) : 'SOLICITUD INVÁLIDA', r.invalid?.extra);
+      throw new RequestError(400, first && r.invalid ? r.invalid.message(first) : 'SOLICITUD INVÁLIDA', r.invalid?.extra);
     }
     ctx.state.input = input;
     await next();
@@ -127,13 +137,27 @@ export function routerOf(rt: Runtime, routes: readonly Route[]): Router<AppState
   const router = new Router<AppState>();
   for (const r of routes) {
     const chain: Middleware<AppState>[] = [];
+    const { envelope } = r.op;
+    if (envelope !== 'html') {
+      chain.push(async (ctx, next) => {
+        ctx.state.envelope = envelope;
+        await next();
+      });
+    }
+    if (r.op.input?.from === 'form') chain.push(formBody(FORM_LIMIT));
     if (r.op.failure) chain.push(failureMessage(rt.log, r.op.failure));
     const auth = authentication(rt, r.op.auth, r.op.path);
     if (auth) chain.push(auth);
     if (r.op.input && r.validate) chain.push(validation(r));
     chain.push(async (ctx) => {
-      const body = await r.handle(ctx, r.op.input && r.validate ? ctx.state.input : undefined);
-      if (body !== undefined) ctx.body = body;
+      const out = await r.handle(ctx, r.op.input && r.validate ? ctx.state.input : undefined);
+      if (out instanceof Answer) {
+        ctx.status = out.status;
+        ctx.set(out.headers);
+        ctx.body = out.body;
+      } else if (out !== undefined) {
+        ctx.body = out;
+      }
     });
     router.register(koaPath(r.op.path), [r.op.method.toUpperCase()], chain, { name: r.op.operationId });
   }

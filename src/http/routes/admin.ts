@@ -6,14 +6,14 @@ import type Koa from 'koa';
 import type { Runtime } from '../../main/runtime.js';
 import { operatorAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';
-import { ADMIN_LOGIN_PATH, adminLoginRoutes } from './adminLogin.js';
+import { adminQueues } from '../openapi/operations.js';
+import { ADMIN_LOGIN_PATH } from '../openapi/router.js';
 
-export const BOARD_PATH = '/admin/queues';
+/** Bull Board's page (operationId adminQueues in the document; mounted by its own Koa adapter). */
+export const BOARD_PATH = adminQueues.path;
 
-/** The operator pages (D15): the login form, and Bull Board at /admin/queues for logged-in operators only. */
-export function mountAdmin(app: Koa<AppState>, rt: Runtime): void {
-  app.use(adminLoginRoutes(rt, BOARD_PATH).routes());
-
+/** Bull Board at /admin/queues, for logged-in operators only (D15); the login form is a route (adminLogin.ts). */
+export function mountBoard(app: Koa<AppState>, rt: Runtime): void {
   const serverAdapter = new KoaAdapter();
   serverAdapter.setBasePath(BOARD_PATH);
   createBullBoard({

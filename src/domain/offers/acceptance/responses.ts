@@ -6,6 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer, OfferResponse } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
 import { rankResponses } from '../selection/ranking.js';
+import { UUID_RE } from '../create/input.js';
 
 export interface ResponseView {
   /** km from the technician to the service point */
@@ -50,8 +51,11 @@ export async function offerResponses(em: EntityManager, offer: Pick<Offer, 'uuid
   return { responses: rankResponses(rows).map(responseView), accepted: null };
 }
 
-/** GET /offer-responses (spec 4.2): only the caller's own offers; any other uuid is "not found" (D3). */
-export async function getOfferResponses(em: EntityManager, generatorId: number, uuid: string): Promise<OfferResponsesView> {
+/** GET /offer-responses (spec 4.2): only the caller's own offers; any other uuid (or text that is no uuid) is "not found" (D3). */
+export async function getOfferResponses(em: EntityManager, generatorId: number, given: string): Promise<OfferResponsesView> {
+  const uuid = given.trim().toLowerCase();
+  // A uuid that cannot exist is simply not found.
+  if (!UUID_RE.test(uuid)) throw new DomainError('responses.offer-not-found', { uuid });
   const offer = await em.findOne(Offer, { uuid, generator: generatorId }, { fields: ['uuid', 'acceptedResponse'] });
   if (!offer) throw new DomainError('responses.offer-not-found', { uuid });
   return offerResponses(em, offer);
