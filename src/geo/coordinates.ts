@@ -4,8 +4,14 @@
  * as missing. One reader for every endpoint, so a value means the same
  * everywhere.
  */
-/** A JSON string that is a plain decimal number (dot as separator), or empty. */
-export const NUMERIC_OR_EMPTY = '^\\s*([-+]?[0-9]+(\\.[0-9]+)?)?\\s*$';
+/**
+ * A JSON string that is a plain decimal number (dot as separator), or empty,
+ * spaces around allowed. Written so that no two repetitions can match the same
+ * spaces (the trailing spaces only after a number): linear time (issue 8).
+ */
+export const NUMERIC_OR_EMPTY = '^\\s*(?:[-+]?[0-9]+(?:\\.[0-9]+)?\\s*)?$';
+/** The longest coordinate string a client may send (D19). */
+export const MAX_COORDINATE_LENGTH = 32;
 
 export type Axis = 'lat' | 'lng';
 

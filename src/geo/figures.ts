@@ -6,7 +6,7 @@
  * when valid, else the last known position; techCoords are that same point.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { acceptanceError } from '../http/errors.js';
+import { DomainError } from '../domain/errors.js';
 
 export interface ResponseFigures {
   distanceKm: number;
@@ -47,8 +47,8 @@ export function estimateMinutes(distanceKm: number, averageSpeedKmh: number): nu
 }
 
 /**
- * The figures of a technician's response to an offer. Throws the acceptance
- * envelope's 400 when the technician's point is unknown (no valid coordinates
+ * The figures of a technician's response to an offer. Throws
+ * `acceptance.position-unknown` when the technician's point is unknown (no valid coordinates
  * given and no position ever reported): a response without a distance could
  * not be ranked fairly (D2).
  */
@@ -72,7 +72,7 @@ export async function computeResponseFigures(
   );
   const row = rows[0];
   if (!row) throw new Error(`offer ${input.offerUuid} not found`);
-  if (row.distance_m == null) throw acceptanceError(400, UNKNOWN_POSITION_MESSAGE);
+  if (row.distance_m == null) throw new DomainError('acceptance.position-unknown', { technicianId: input.technicianId });
   const distanceKm = Math.round(Number(row.distance_m)) / 1000;
   const minutesGiven = typeof input.minutes === 'number' && Number.isFinite(input.minutes) && input.minutes >= 0;
   return {

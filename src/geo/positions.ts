@@ -1,23 +1,18 @@
 /**
  * A technician's position and availability, reported by its central (PUT
  * /posicion-tecnico, API key) or by the technician over the real-time channel
- * (D10). Answers with the acceptance endpoint's envelope `{status, data}`
- * instead of throwing, so both edges can send it as it is.
+ * (D10). Takes the validated body and raises DomainErrors; both edges answer
+ * in the acceptance endpoint's envelope `{status, data}`
+ * (src/http/presenters/positions.ts).
  */
 import type { ErrorObject } from 'ajv';
 import { Technician, type ApiUser } from '../db/entities/index.js';
+import { DomainError } from '../domain/errors.js';
 import type { Runtime } from '../main/runtime.js';
-import { compile } from '../http/validation.js';
-import { findUnstorableText, unstorableTextMessage } from '../text.js';
 import { setTechnicianPosition } from './store.js';
 
 /** The central's API user (the technician is named by dniTecnico), or an authenticated technician. */
 export type PositionCaller = ApiUser | { technicianId: number };
-
-export interface PositionReply {
-  status: number;
-  body: Record<string, unknown>;
-}
 
 export const POSITION_MESSAGES = {
   ok: 'POSICIÓN DEL TÉCNICO ACTUALIZADA',
@@ -37,22 +32,25 @@ const coords = {
   disponible: { type: 'boolean' },
 } as const;
 
-const byCentral = {
+/** A central names its technician. */
+export const positionByCentralSchema = {
   type: 'object',
   required: ['dniTecnico', 'latitud', 'longitud'],
   properties: { dniTecnico: { type: 'string', minLength: 1, maxLength: 64 }, ...coords },
 } as const;
 
-const byTechnician = { type: 'object', required: ['latitud', 'longitud'], properties: coords } as const;
+/** A technician reports itself. */
+export const positionByTechnicianSchema = { type: 'object', required: ['latitud', 'longitud'], properties: coords } as const;
 
-interface PositionInput {
+export interface PositionInput {
   dniTecnico?: string;
   latitud: number;
   longitud: number;
   disponible?: boolean;
 }
 
-function messageFor(e: ErrorObject): string {
+/** The message of the first schema failure of a position body. */
+export function positionMessage(e: ErrorObject): string {
   const field = e.keyword === 'required' ? String(e.params.missingProperty) : e.instancePath.split('/')[1];
   switch (field) {
     case 'dniTecnico':
@@ -68,26 +66,13 @@ function messageFor(e: ErrorObject): string {
   }
 }
 
-const reply = (status: number, data: string): PositionReply => ({ status, body: { status: status === 200, data } });
-
-export async function updateTechnicianPosition(rt: Runtime, caller: PositionCaller, input: unknown): Promise<PositionReply> {
-  const ofTechnician = 'technicianId' in caller;
-  const unstorable = findUnstorableText(input);
-  if (unstorable !== null) return reply(400, unstorableTextMessage(unstorable));
-  const validate = compile(ofTechnician ? byTechnician : byCentral);
-  if (!validate(input)) return reply(400, validate.errors?.[0] ? messageFor(validate.errors[0]) : POSITION_MESSAGES.body);
-  const body = input as PositionInput;
-  if (body.latitud === 0 && body.longitud === 0) return reply(400, POSITION_MESSAGES.zero);
-  try {
-    const em = rt.orm.em.fork();
-    const tech = ofTechnician
+export async function reportPosition(rt: Runtime, caller: PositionCaller, body: PositionInput): Promise<void> {
+  if (body.latitud === 0 && body.longitud === 0) throw new DomainError('position.zero');
+  const em = rt.orm.em.fork();
+  const tech =
+    'technicianId' in caller
       ? await em.findOne(Technician, { id: caller.technicianId })
       : await em.findOne(Technician, { dni: body.dniTecnico, central: { apiUser: caller.id } });
-    if (!tech) return reply(404, POSITION_MESSAGES.notFound);
-    await setTechnicianPosition(em, tech.id, { lat: body.latitud, lng: body.longitud }, new Date(), body.disponible);
-    return reply(200, POSITION_MESSAGES.ok);
-  } catch (err) {
-    rt.log.error({ err }, 'technician position not updated');
-    return reply(500, POSITION_MESSAGES.failure);
-  }
+  if (!tech) throw new DomainError('position.technician-not-found');
+  await setTechnicianPosition(em, tech.id, { lat: body.latitud, lng: body.longitud }, new Date(), body.disponible);
 }

@@ -2,7 +2,7 @@
  * Geocoding (decisions D9): the one interface every adapter implements, its
  * error, and the normalized key an address is looked up and cached by.
  */
-import { HttpError } from '../http/errors.js';
+import { DomainError } from '../domain/errors.js';
 import { storableText } from '../text.js';
 
 export interface GeocodeResult {
@@ -22,12 +22,13 @@ export const GEOCODER_UNAVAILABLE =
 
 /**
  * The geocoder did not answer usefully (timeout, connection refused, an error
- * status, a reply it cannot read). Raised as is, it answers 503 in the
- * controller envelope; `detail` says what happened, for the logs.
+ * status, a reply it cannot read): the domain error `geocoder.unavailable`,
+ * which the HTTP edge answers 503 (src/http/errorMap.ts); `detail` says what
+ * happened, for the logs.
  */
-export class GeocoderError extends HttpError {
+export class GeocoderError extends DomainError<'geocoder.unavailable'> {
   constructor(readonly detail: string) {
-    super(503, { status: false, msg: GEOCODER_UNAVAILABLE });
+    super('geocoder.unavailable', { detail });
     this.name = 'GeocoderError';
   }
 }

@@ -1,9 +1,9 @@
 /**
- * The Koa application: the edge only. Order: request target → unread body drained → request id → errors → timeout →
- * unknown-route body → version redirects → health → ORM request context →
- * operator pages → JSON body → the /api/v3 routes.
+ * The Koa application: the edge only. Order: request target → unread body
+ * drained → request id → errors → timeout → unknown-route body → version
+ * redirects → health and the API documents → ORM request context → operator
+ * pages → JSON body → the /api/v3 routes.
  */
-import Router from '@koa/router';
 import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
@@ -14,11 +14,11 @@ import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
 import { drainUnreadBody } from './middleware/drain.js';
 import { requestTarget } from './middleware/target.js';
-import { API_PREFIX, notFound, versionRedirect } from './middleware/routing.js';
+import { notFound, versionRedirect } from './middleware/routing.js';
 import { timeoutMiddleware } from './middleware/timeout.js';
+import { routerOf } from './openapi/router.js';
 import { mountAdmin } from './routes/admin.js';
-import { healthRoutes } from './routes/health.js';
-import { apiRouters } from './routes/index.js';
+import { adminRoutes, apiRoutes, systemRoutes } from './routes/index.js';
 
 /** A caller's x-request-id is kept when it is a plain token; anything else is replaced (it goes into logs). */
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -40,16 +40,14 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.use(timeoutMiddleware(rt.config.requestTimeoutMs, rt.log));
   app.use(notFound);
   app.use(versionRedirect);
-  app.use(healthRoutes(rt).routes());
+  // Every route is a declaration of src/http/openapi/operations.ts, mounted in one shape (openapi/router.ts).
+  // No allowedMethods(): a known path with another method is an unknown route (spec 4.9).
+  app.use(routerOf(rt, systemRoutes(rt)).routes());
   app.use((ctx, next) => RequestContext.create(rt.orm.em, next));
 
-  mountAdmin(app, rt);
+  mountAdmin(app, rt, adminRoutes(rt));
 
   app.use(jsonBody(rt.config.bodyLimit));
-
-  // No allowedMethods(): a known path with another method is an unknown route (spec 4.9).
-  const api = new Router<AppState>({ prefix: API_PREFIX });
-  for (const r of apiRouters(rt)) api.use(r.routes());
-  app.use(api.routes());
+  app.use(routerOf(rt, apiRoutes(rt)).routes());
   return app;
 }

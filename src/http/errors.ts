@@ -1,7 +1,10 @@
 /**
- * Errors are values with an HTTP status and the body the spec gives them
- * (STYLE 9). They are raised anywhere and turned into the response in one
- * middleware (middleware/errors.ts).
+ * Errors at the HTTP edge (STYLE 9). An HttpError carries its status and the
+ * whole body the spec gives it (authentication, body parsing); a RequestError
+ * carries a status and a message and is shaped in the envelope of the route
+ * that raised it (`ctx.state.envelope`), like the domain's errors, whose codes
+ * errorMap.ts maps. All of them become the response in one middleware
+ * (middleware/errors.ts).
  */
 import { randomBytes } from 'node:crypto';
 
@@ -13,6 +16,44 @@ export class HttpError extends Error {
   ) {
     super(typeof body.msg === 'string' ? body.msg : typeof body.message === 'string' ? body.message : `HTTP ${status}`);
     this.name = 'HttpError';
+  }
+}
+
+/**
+ * A client error whose body depends on the route's envelope: request
+ * validation (400) and an endpoint's own failure message (500).
+ */
+export class RequestError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'RequestError';
+  }
+}
+
+/**
+ * The error envelopes of spec 7: `controller` `{status: false, msg, ...}`
+ * (7.1, the default), `acceptance` `{status: false, data: msg}` (PUT
+ * /aceptacion 4.3 and the D8/D11 endpoints that share it), `key` `{status:
+ * false, msg, ..., timestamp}` (the x-apikey validator, 5.2) and `system`
+ * `{error: true, message, errorId, timestamp}` (7.2).
+ */
+export type Envelope = 'controller' | 'acceptance' | 'key' | 'system';
+
+/** An error's body in `envelope`. */
+export function envelopeBody(envelope: Envelope, message: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  switch (envelope) {
+    case 'controller':
+      return { status: false, msg: message, ...extra };
+    case 'acceptance':
+      return { status: false, data: message };
+    case 'key':
+      return { status: false, msg: message, ...extra, timestamp: new Date().toISOString() };
+    case 'system':
+      return systemBody(message);
   }
 }
 

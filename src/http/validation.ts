@@ -1,16 +1,19 @@
 /**
  * Request validation with ajv (never hand-written typeof checks in handlers).
- * A schema is compiled once; a failing body becomes a 400 controller envelope
- * with the message the caller gives for the first error.
+ * A schema is compiled once; a failing body becomes a 400 RequestError with
+ * the message the caller gives for the first error, in the route's envelope
+ * (controller `{status: false, msg, ...extra}` unless the route set another).
  */
-import { Ajv, type ErrorObject, type JSONSchemaType, type ValidateFunction } from 'ajv';
+import type { ErrorObject, JSONSchemaType, ValidateFunction } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import { findUnstorableText, unstorableTextMessage } from '../text.js';
-import { controllerError } from './errors.js';
+import { RequestError } from './errors.js';
 
-export const ajv = new Ajv({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
-(addFormatsModule as unknown as (a: Ajv) => void)(ajv);
+/** JSON Schema 2020-12, the dialect of OpenAPI 3.1 (the document's schemas are compiled here). */
+export const ajv = new Ajv2020({ allErrors: false, coerceTypes: false, useDefaults: true, removeAdditional: false, allowUnionTypes: true });
+(addFormatsModule as unknown as (a: Ajv2020) => void)(ajv);
 
 const compiled = new WeakMap<object, ValidateFunction>();
 
@@ -24,19 +27,19 @@ export function compile(schema: object): ValidateFunction {
 }
 
 /**
- * D19: throws the route's 400 `{status:false, msg, ...extra}` naming the first field or key of
- * `value` with a NUL or a lone surrogate (the one check h10's compiled validation can call too).
+ * D19: throws the route's 400 (in the route's envelope, with `extra` body fields) naming the first
+ * field or key of `value` with a NUL or a lone surrogate: such text never reaches PostgreSQL.
  */
 export function assertStorable(value: unknown, status = 400, extra: Record<string, unknown> = {}): void {
   const unstorable = findUnstorableText(value);
-  if (unstorable !== null) throw controllerError(status, unstorableTextMessage(unstorable), extra);
+  if (unstorable !== null) throw new RequestError(status, unstorableTextMessage(unstorable), extra);
 }
 
 /**
- * Validates `body` against `schema`; throws a 400 `{status:false, msg, ...extra}`
- * built by `message` otherwise. First of all, a string or key anywhere in the body
- * (unknown fields too) with a NUL or a lone surrogate answers that 400 naming the
- * field (D19): such text never reaches PostgreSQL.
+ * Validates `body` against `schema`; throws a 400 RequestError with the
+ * message `message` builds (and `extra` body fields) otherwise. First of all, a
+ * string or key anywhere in the body (unknown fields too) with a NUL or a lone
+ * surrogate answers that 400 naming the field (D19).
  */
 export function validateBody<const S extends JSONSchema>(
   schema: S,
@@ -52,12 +55,23 @@ export function validateBody(
   status = 400,
   extra: Record<string, unknown> = {},
 ): unknown {
+  return checkBody(schema, body, message, status, extra);
+}
+
+/** validateBody without the type inferred from the schema (for a schema picked at run time). */
+export function checkBody(
+  schema: object,
+  body: unknown,
+  message: (error: ErrorObject) => string,
+  status = 400,
+  extra: Record<string, unknown> = {},
+): unknown {
   const value = body ?? {};
   assertStorable(value, status, extra);
   const validate = compile(schema);
   if (!validate(value)) {
     const first = validate.errors?.[0];
-    throw controllerError(status, first ? message(first) : 'SOLICITUD INVÁLIDA', extra);
+    throw new RequestError(status, first ? message(first) : 'SOLICITUD INVÁLIDA', extra);
   }
   return value;
 }

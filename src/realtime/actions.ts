@@ -2,22 +2,22 @@
  * What a technician's socket messages do: the same domain functions as the
  * HTTP endpoints, called with the technician's central as the caller and
  * `dniPrestador`/`dniTecnico` taken from the authenticated identity. The reply
- * is `<event>.result` {status, body}, the HTTP answer those functions give.
+ * is `<event>.result` {status, body}: the HTTP answer, built by the same
+ * validation, presenter and error table (src/http/answers.ts).
  *
  * The functions are injected (tests pass fakes); the default wiring is:
- *   respond  → respondToOffer (src/domain/offers/acceptance.ts, D4)
- *   position → updateTechnicianPosition (src/geo/positions.ts, D8)
- *   progress → reportProgress (src/domain/offers/progress.ts, D11), as the assigned technician
+ *   respond  → respondToOffer (acceptOffer, src/domain/offers/acceptance/acceptance.ts, D4)
+ *   position → updateTechnicianPosition (reportPosition, src/geo/positions.ts, D8)
+ *   progress → reportProgress (reportServiceProgress, src/domain/offers/operations/progress.ts, D11), as the assigned technician
  * An action left out answers an `error` event saying it is not available.
  */
 import { RequestContext } from '@mikro-orm/core';
 import { ApiUser } from '../db/entities/index.js';
 import { AUTH_MESSAGES } from '../http/auth/index.js';
-import { HttpError, MESSAGES, keyError, systemBody } from '../http/errors.js';
+import { respondToOffer, reportProgress, updateTechnicianPosition } from '../http/answers.js';
+import { errorAnswer } from '../http/errorMap.js';
+import { MESSAGES, keyError, systemBody } from '../http/errors.js';
 import type { Runtime } from '../main/runtime.js';
-import { respondToOffer } from '../domain/offers/acceptance.js';
-import { reportProgress } from '../domain/offers/progress.js';
-import { updateTechnicianPosition } from '../geo/positions.js';
 import type { Identity } from './auth.js';
 import type { Client, Hub } from './hub.js';
 import { PROTOCOL_MESSAGES, frame, type Incoming } from './protocol.js';
@@ -78,7 +78,7 @@ export const technicianActions: TechnicianActions = {
 /** How many actions one socket may have running at once. */
 export const MAX_INFLIGHT_PER_SOCKET = 4;
 
-const coord = (v: number | string | undefined) => (v === undefined ? undefined : String(v));
+const coord = (v: number | string | null | undefined) => (v === undefined || v === null ? undefined : String(v));
 
 type TechnicianIdentity = Extract<Identity, { kind: 'technician' }>;
 type ActionMessage = Exclude<Incoming, { event: 'ping' }>;
@@ -93,7 +93,7 @@ function bind(actions: Partial<TechnicianActions>, msg: ActionMessage, who: Tech
         id: msg.data.id,
         dniPrestador: who.nit,
         dniTecnico: who.dniTecnico,
-        tiempoLlegadaSitio: msg.data.tiempoLlegadaSitio,
+        tiempoLlegadaSitio: msg.data.tiempoLlegadaSitio ?? undefined,
         latitudTecnico: coord(msg.data.latitudTecnico),
         longitudTecnico: coord(msg.data.longitudTecnico),
       };
@@ -155,7 +155,8 @@ export async function runAction(
       reply(await call(rt, caller));
     });
   } catch (err) {
-    if (err instanceof HttpError) return reply({ status: err.status, body: err.body });
+    const known = errorAnswer(err, 'controller');
+    if (known) return reply({ status: known.status, body: known.body });
     const body = systemBody(MESSAGES.internal);
     rt.log.error({ err, errorId: body.errorId, event: msg.event, socketId: client.id }, 'socket action failed');
     reply({ status: 500, body });

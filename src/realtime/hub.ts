@@ -15,8 +15,8 @@
  */
 import type { Logger } from 'pino';
 import { WebSocket } from 'ws';
-import { OFFER_STATES, type OfferState } from '../domain/offers/states.js';
-import { TRANSITIONS } from '../domain/offers/stateMachine.js';
+import { OFFER_STATES, type OfferState } from '../domain/offers/lifecycle/states.js';
+import { TRANSITIONS } from '../domain/offers/lifecycle/stateMachine.js';
 import type { Identity } from './auth.js';
 import type { BusMessage } from './bus.js';
 import { frame } from './protocol.js';

@@ -1,84 +1,34 @@
 /**
  * The socket protocol (decisions D10): every frame is JSON `{event, data}`
  * (plus an optional `ref` the server echoes in its reply). Incoming frames are
- * validated with ajv: first the envelope, then the data of that event; a bad
- * frame is answered with an `error` event and the connection stays.
+ * validated with ajv against the OpenAPI document's Socket* components (the
+ * fields of the same operation's HTTP body): first the envelope, then the data
+ * of that event; a bad frame is answered with an `error` event and the
+ * connection stays.
  */
 import type { ErrorObject } from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
+import { openApiDocument } from '../http/openapi/document.js';
+import { SocketFrame, SocketOfferRespond, SocketPing, SocketPosition, SocketProgress } from '../http/openapi/socket.js';
 import { compile } from '../http/validation.js';
 import { findUnstorableText, unstorableTextMessage } from '../text.js';
 import type { ClientKind } from './auth.js';
 
-const envelopeSchema = {
-  type: 'object',
-  required: ['event'],
-  additionalProperties: false,
-  properties: {
-    event: { type: 'string', minLength: 1, maxLength: 64 },
-    data: {},
-    ref: { type: 'string', minLength: 1, maxLength: 64 },
-  },
-} as const;
-
-/** A coordinate as a number or a numeric string (spec 2.5 sends them as strings). */
-const coordinate = (limit: number) =>
-  ({
-    anyOf: [
-      { type: 'number', minimum: -limit, maximum: limit },
-      { type: 'string', pattern: '^-?[0-9]{1,3}(\\.[0-9]+)?$' },
-    ],
-  }) as const;
-
-const respondSchema = {
-  type: 'object',
-  required: ['id'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    tiempoLlegadaSitio: { type: 'number', minimum: 0, maximum: 1440 },
-    latitudTecnico: coordinate(90),
-    longitudTecnico: coordinate(180),
-  },
-} as const;
-
-const positionSchema = {
-  type: 'object',
-  required: ['latitud', 'longitud'],
-  additionalProperties: false,
-  properties: {
-    latitud: { type: 'number', minimum: -90, maximum: 90 },
-    longitud: { type: 'number', minimum: -180, maximum: 180 },
-    disponible: { type: 'boolean' },
-  },
-} as const;
-
-const progressSchema = {
-  type: 'object',
-  required: ['id', 'estado'],
-  additionalProperties: false,
-  properties: {
-    id: { type: 'string', format: 'uuid' },
-    estado: { type: 'string', minLength: 1, maxLength: 40 },
-    latitudTecnico: coordinate(90),
-    longitudTecnico: coordinate(180),
-  },
-} as const;
-
-const pingSchema = { type: 'object', additionalProperties: false, properties: {} } as const;
+/** A schema of the OpenAPI document's components (the same object HTTP validates with), compiled once. */
+const fromDocument = (n: { name: string }) => compile(openApiDocument().components.schemas[n.name]);
 
 /** Incoming events, the data each carries, and who may send it. */
 const INCOMING = {
-  ping: { schema: pingSchema, senders: ['generator', 'technician', 'operator'] },
-  'offer.respond': { schema: respondSchema, senders: ['technician'] },
-  position: { schema: positionSchema, senders: ['technician'] },
-  progress: { schema: progressSchema, senders: ['technician'] },
-} as const satisfies Record<string, { schema: object; senders: readonly ClientKind[] }>;
+  ping: { schema: SocketPing, senders: ['generator', 'technician', 'operator'] },
+  'offer.respond': { schema: SocketOfferRespond, senders: ['technician'] },
+  position: { schema: SocketPosition, senders: ['technician'] },
+  progress: { schema: SocketProgress, senders: ['technician'] },
+} as const satisfies Record<string, { schema: { name: string }; senders: readonly ClientKind[] }>;
 
 export type IncomingEvent = keyof typeof INCOMING;
-export type RespondData = FromSchema<typeof respondSchema>;
-export type PositionData = FromSchema<typeof positionSchema>;
-export type ProgressData = FromSchema<typeof progressSchema>;
+export type RespondData = FromSchema<typeof SocketOfferRespond.schema>;
+export type PositionData = FromSchema<typeof SocketPosition.schema>;
+export type ProgressData = FromSchema<typeof SocketProgress.schema>;
 
 export type Incoming = { ref?: string } & (
   | { event: 'ping'; data: Record<string, never> }
@@ -122,9 +72,9 @@ export function parseIncoming(raw: Buffer | ArrayBuffer | Buffer[], isBinary: bo
   // D19: no NUL or lone surrogate anywhere in a message (it would reach PostgreSQL through an action).
   const unstorable = findUnstorableText(value);
   if (unstorable !== null) return { message: unstorableTextMessage(unstorable), details: { path: unstorable } };
-  const validEnvelope = compile(envelopeSchema);
+  const validEnvelope = fromDocument(SocketFrame);
   if (!validEnvelope(value)) return { message: PROTOCOL_MESSAGES.envelope, details: details(validEnvelope.errors) };
-  const msg = value as FromSchema<typeof envelopeSchema>;
+  const msg = value as FromSchema<typeof SocketFrame.schema>;
   const ref = msg.ref;
   if (!Object.hasOwn(INCOMING, msg.event)) {
     return { message: PROTOCOL_MESSAGES.unknownEvent, details: { event: msg.event, known: Object.keys(INCOMING) }, ref };
@@ -134,7 +84,7 @@ export function parseIncoming(raw: Buffer | ArrayBuffer | Buffer[], isBinary: bo
     return { message: PROTOCOL_MESSAGES.forbiddenEvent, details: { event: msg.event }, ref };
   }
   const data = msg.data ?? {};
-  const validData = compile(spec.schema);
+  const validData = fromDocument(spec.schema);
   if (!validData(data)) {
     return { message: PROTOCOL_MESSAGES.invalidData, details: { event: msg.event, errors: details(validData.errors) }, ref };
   }

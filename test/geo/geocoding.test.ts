@@ -10,6 +10,7 @@ import {
   type Geocoder,
 } from '../../src/geocoding/index.js';
 import { CachedGeocoder } from '../../src/geocoding/cache.js';
+import { errorAnswer } from '../../src/http/errorMap.js';
 import { GOOGLE_GEOCODING_URL, GoogleGeocoder } from '../../src/geocoding/google.js';
 import { NominatimGeocoder } from '../../src/geocoding/nominatim.js';
 import { resetDb } from '../helpers/db.js';
@@ -62,8 +63,8 @@ describe('geocoders (D9)', () => {
       nock(NOMINATIM).get('/search').query(true).delay(1000).reply(200, []);
       const timeout = await failure(geocoder.geocode('Calle 1'));
       expect(timeout.detail).to.equal('nominatim: timeout after 200 ms');
-      expect(timeout.status).to.equal(503);
-      expect(timeout.body).to.deep.equal({ status: false, msg: GEOCODER_UNAVAILABLE });
+      expect(errorAnswer(timeout, 'controller')?.status).to.equal(503);
+      expect(errorAnswer(timeout, 'controller')?.body).to.deep.equal({ status: false, msg: GEOCODER_UNAVAILABLE });
       nock(NOMINATIM).get('/search').query(true).reply(500, 'boom');
       expect((await failure(geocoder.geocode('Calle 1'))).detail).to.equal('nominatim: HTTP 500');
       nock(NOMINATIM).get('/search').query(true).reply(200, { error: 'no' });

@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Technician, type ApiUser, type Central } from '../../src/db/entities/index.js';
-import { POSITION_MESSAGES, updateTechnicianPosition } from '../../src/geo/positions.js';
+import { POSITION_MESSAGES } from '../../src/geo/positions.js';
+import { updateTechnicianPosition } from '../../src/http/answers.js';
 import { AUTH_MESSAGES } from '../../src/http/auth/index.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeApiUser, makeCentral, makeServiceType, makeTechnician } from '../helpers/factories.js';

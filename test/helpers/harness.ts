@@ -10,12 +10,13 @@ import { startHttpServer, type HttpServer, type HttpServerOptions } from '../../
 import { loggerOptions } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/main/runtime.js';
 import { startWorkers, type WorkerGroup, type WorkerOptions } from '../../workers/index.js';
+import { checkResponse } from './openapi.js';
 
 export interface TestApp {
   rt: Runtime;
   http: HttpServer;
   url: string;
-  /** HTTP client to the app: JSON, no throwing on non-2xx, no retries, GET bodies allowed */
+  /** HTTP client to the app: JSON, no throwing on non-2xx, no retries, GET bodies allowed; every answer checked against the OpenAPI document */
   client: Got;
   workers?: WorkerGroup;
   /** JSON log lines written so far */
@@ -51,6 +52,21 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
     allowGetBody: true,
     responseType: 'json',
     timeout: { request: 30000 },
+    hooks: {
+      // Every answer the suite sees must be one the OpenAPI document describes (D19).
+      afterResponse: [
+        (response) => {
+          checkResponse({
+            method: response.request.options.method,
+            url: response.url,
+            status: response.statusCode,
+            contentType: String(response.headers['content-type'] ?? ''),
+            body: response.body,
+          });
+          return response;
+        },
+      ],
+    },
   });
   return {
     rt,

@@ -6,7 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Redis } from 'ioredis';
 import { OfferResponse, WebhookDelivery, type ApiUser, type Central, type Offer, type Technician } from '../../src/db/entities/index.js';
-import type { OfferState } from '../../src/domain/offers/states.js';
+import type { OfferState } from '../../src/domain/offers/lifecycle/states.js';
 import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from './db.js';
 import { basic, startApp, type StartOptions, type TestApp } from './harness.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { GazetteerEntry, Offer, OfferTransition } from '../../src/db/entities/index.js';
-import { DEFAULT_DESCRIPTION, OFFER_MESSAGES } from '../../src/domain/offers/input.js';
+import { DEFAULT_DESCRIPTION, OFFER_MESSAGES } from '../../src/domain/offers/create/input.js';
 import { jobId } from '../../src/queues/registry.js';
 import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../config/index.js';
 import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
-import { evaluateOffer, expireOffer } from '../../src/domain/offers/evaluation.js';
-import { rankResponses } from '../../src/domain/offers/ranking.js';
+import { evaluateOffer, expireOffer } from '../../src/domain/offers/selection/evaluation.js';
+import { rankResponses } from '../../src/domain/offers/selection/ranking.js';
 import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';

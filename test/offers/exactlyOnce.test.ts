@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
-import { ABANDONED_ERROR } from '../../src/domain/offers/acceptanceNotification.js';
+import { ABANDONED_ERROR } from '../../src/domain/offers/selection/acceptanceNotification.js';
 import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import nock from 'nock';
 import { createHmac } from 'node:crypto';
 import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
-import { ACCEPTANCE_MESSAGES } from '../../src/domain/offers/acceptance.js';
+import { ACCEPTANCE_MESSAGES } from '../../src/domain/offers/acceptance/acceptance.js';
 import { jobId } from '../../src/queues/registry.js';
 import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';

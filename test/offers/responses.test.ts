@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Offer } from '../../src/db/entities/index.js';
-import { evaluateOffer } from '../../src/domain/offers/evaluation.js';
+import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
-import { dispatchAcceptance, planAcceptanceNotification } from '../../src/domain/offers/acceptanceNotification.js';
-import { WITHDRAWN_BEFORE_SENDING } from '../../src/domain/offers/withdrawal.js';
-import { CODE_PATTERN } from '../../src/domain/offers/codes.js';
+import { dispatchAcceptance, planAcceptanceNotification } from '../../src/domain/offers/selection/acceptanceNotification.js';
+import { WITHDRAWN_BEFORE_SENDING } from '../../src/domain/offers/operations/withdrawal.js';
+import { CODE_PATTERN } from '../../src/domain/offers/lifecycle/codes.js';
 import { jobId } from '../../src/queues/registry.js';
 import type { TestApp } from '../helpers/harness.js';
 import {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { OFFER_STATES } from '../../src/domain/offers/states.js';
+import { OFFER_STATES } from '../../src/domain/offers/lifecycle/states.js';
 import type { TestApp } from '../helpers/harness.js';
 import { bodyOf, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 

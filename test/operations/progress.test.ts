@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Offer, OfferTransition, Technician } from '../../src/db/entities/index.js';
-import { reportProgress } from '../../src/domain/offers/progress.js';
+import { reportProgress } from '../../src/http/answers.js';
 import type { TestApp } from '../helpers/harness.js';
 import { bodyOf, deliveriesOf, makeProvider, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 

@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../config/index.js';
 import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
-import { dispatchAcceptance, planAcceptanceNotification } from '../../src/domain/offers/acceptanceNotification.js';
+import { dispatchAcceptance, planAcceptanceNotification } from '../../src/domain/offers/selection/acceptanceNotification.js';
 import { createRuntime, type Runtime } from '../../src/main/runtime.js';
 import { provision } from '../../src/provisioning/index.js';
 import { RELAY_MAX_CHARS, relayableReply } from '../../src/webhooks/relay.js';

@@ -4,7 +4,7 @@
  * with PostGIS SQL in src/geo, and created by the migrations.
  */
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import type { OfferState } from '../../domain/offers/states.js';
+import type { OfferState } from '../../domain/offers/lifecycle/states.js';
 
 /** A double precision column read as a JS number (MikroORM reads doubles as strings by default). */
 const num = () => p.double().runtimeType('number').$type<number>();

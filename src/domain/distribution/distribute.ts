@@ -11,7 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, OfferRecipient, type Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint, type SendConfig } from '../../webhooks/deliveries.js';
-import { lockOffer } from '../offers/stateMachine.js';
+import { lockOffer } from '../offers/lifecycle/stateMachine.js';
 import { findCandidates } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer, OfferRecipient, type RecipientChannel, type RecipientKind } from '../../db/entities/index.js';
-import { UUID_RE } from '../offers/input.js';
+import { UUID_RE } from '../offers/create/input.js';
 
 /** One recipient of an offer as operators see it. */
 export interface RecipientView {

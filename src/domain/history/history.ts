@@ -7,9 +7,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import { BusinessLine, Offer } from '../../db/entities/index.js';
-import { controllerError } from '../../http/errors.js';
-import { isUuid } from '../offers/ownership.js';
-import type { OfferState } from '../offers/states.js';
+import { DomainError } from '../errors.js';
+import { isUuid } from '../offers/lifecycle/ownership.js';
+import type { OfferState } from '../offers/lifecycle/states.js';
 
 export const HISTORY_MESSAGES = {
   ok: 'Datos obtenidos correctamente',
@@ -75,7 +75,7 @@ function reference(autNumber: string | number): FilterQuery<Offer> {
 }
 
 export async function queryHistory(em: EntityManager, generatorId: number, f: HistoryFilters, offset: string): Promise<HistoryPage> {
-  if (!(await em.count(BusinessLine, { code: f.line }))) throw controllerError(400, HISTORY_MESSAGES.unknownLine);
+  if (!(await em.count(BusinessLine, { code: f.line }))) throw new DomainError('history.line-unknown', { line: f.line });
   const page = f.page ?? 1;
   const pageSize = f.pageSize ?? DEFAULT_PAGE_SIZE;
   const where: FilterQuery<Offer>[] = [{ generator: generatorId, serviceType: { line: f.line } }];

@@ -5,7 +5,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central } from '../../db/entities/index.js';
-import { OFFER_STATES, type OfferState } from '../offers/states.js';
+import { OFFER_STATES, type OfferState } from '../offers/lifecycle/states.js';
 
 const STATE_NAMES: Record<OfferState, string> = {
   ABIERTA: 'Abierta (en evaluación)',

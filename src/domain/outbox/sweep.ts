@@ -25,7 +25,7 @@
 import type { Runtime } from '../../main/runtime.js';
 import { jobId, type QueueName } from '../../queues/registry.js';
 import { enqueueStateNotification, notifyJobId } from '../notifications/enqueue.js';
-import { enqueueAcceptance } from '../offers/acceptanceNotification.js';
+import { enqueueAcceptance } from '../offers/selection/acceptanceNotification.js';
 
 export const SWEEP_AFTER_MS = 60_000;
 /** Shorter than the response window, so a lost distribution is usually repaired while responses are still taken. */

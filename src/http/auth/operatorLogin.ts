@@ -8,21 +8,13 @@ import type { OperatorUser } from '../../db/entities/index.js';
 import { authenticateOperator } from '../../domain/operators/login.js';
 import type { Runtime } from '../../main/runtime.js';
 import type { AppContext } from '../context.js';
+import { openApiDocument } from '../openapi/document.js';
+import { LoginInput } from '../openapi/requests.js';
 import { compile } from '../validation.js';
-import { IDENTITY_LIMITS } from '../../limits.js';
 import { findUnstorableText, unstorableTextMessage } from '../../text.js';
 import { OPERATOR_COOKIE } from './index.js';
 import { signOperatorToken } from './jwt.js';
 import { loginLimiter } from './loginLimit.js';
-
-const credentialsSchema = {
-  type: 'object',
-  required: ['username', 'password'],
-  properties: {
-    username: { type: 'string', minLength: 1, maxLength: IDENTITY_LIMITS.username },
-    password: { type: 'string', minLength: 1, maxLength: IDENTITY_LIMITS.password },
-  },
-} as const;
 
 export type LoginOutcome =
   | { kind: 'signed-in'; operator: OperatorUser; token: string }
@@ -36,7 +28,8 @@ export type OperatorLogin = (ctx: AppContext, body: unknown) => Promise<LoginOut
 
 export function operatorLogin(rt: Pick<Runtime, 'config' | 'redis' | 'orm'>): OperatorLogin {
   const limit = loginLimiter(rt);
-  const valid = compile(credentialsSchema);
+  // The document's LoginInput (POST /users/login and the /admin/login form), checked after the attempt is counted.
+  const valid = compile(openApiDocument().components.schemas[LoginInput.name]);
   return async (ctx, body) => {
     await limit(ctx);
     const unstorable = findUnstorableText(body ?? {});

@@ -1,7 +1,8 @@
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import { HttpError, MESSAGES, newErrorId, systemBody } from '../errors.js';
+import { errorAnswer } from '../errorMap.js';
+import { MESSAGES, newErrorId, systemBody } from '../errors.js';
 
 /** What koa's `ctx.throw` and the http-errors package raise. */
 interface ExposedError extends Error {
@@ -10,9 +11,11 @@ interface ExposedError extends Error {
 }
 
 /**
- * Turns every error into its envelope: an HttpError as it says; a client error
- * raised with `ctx.throw(4xx, msg)` in the controller envelope; anything else
- * as the 500 system envelope whose errorId is in the log line.
+ * Turns every error into its envelope: an HttpError as it says; a domain
+ * error (by its code, errorMap.ts) or a RequestError in the route's envelope
+ * (`ctx.state.envelope`, controller by default); a client error raised with
+ * `ctx.throw(4xx, msg)` in the controller envelope; anything else as the 500
+ * system envelope whose errorId is in the log line.
  */
 export function errorMiddleware(log: Logger) {
   return async function handleErrors(ctx: AppContext, next: Next): Promise<void> {
@@ -23,10 +26,11 @@ export function errorMiddleware(log: Logger) {
         log.warn({ err, path: ctx.path }, 'error after the response was sent');
         return;
       }
-      if (err instanceof HttpError) {
-        ctx.status = err.status;
-        ctx.set(err.headers);
-        ctx.body = err.body;
+      const answer = errorAnswer(err, ctx.state.envelope ?? 'controller');
+      if (answer) {
+        ctx.status = answer.status;
+        ctx.set(answer.headers);
+        ctx.body = answer.body;
         return;
       }
       const e = err as ExposedError;

@@ -1,23 +1,30 @@
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
+import { DomainError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
-import { HttpError, controllerError, newErrorId } from '../errors.js';
+import { HttpError, RequestError, newErrorId } from '../errors.js';
+
+/** Errors that are already answers: they pass an endpoint's failure message unchanged. */
+export function isAnswerError(err: unknown): boolean {
+  return err instanceof HttpError || err instanceof RequestError || err instanceof DomainError;
+}
 
 /**
  * An endpoint's own answer to an unexpected failure (spec 7.3: a handled
- * failure inside an endpoint is `{status: false, msg}` with 500), e.g. POST
- * /no-asignacion's `OCURRIÓ UN ERROR AL PROCESAR LA NO ASIGNACIÓN DEL
- * SERVICIO`. Errors that are already values pass through unchanged.
+ * failure inside an endpoint is `{status: false, msg}` with 500, or `{status:
+ * false, data}` in the acceptance envelope), e.g. POST /no-asignacion's
+ * `OCURRIÓ UN ERROR AL PROCESAR LA NO ASIGNACIÓN DEL SERVICIO`. Errors that
+ * are already values pass through unchanged.
  */
 export function failureMessage(log: Logger, msg: string) {
   return async function endpointFailure(ctx: AppContext, next: Next): Promise<void> {
     try {
       await next();
     } catch (err) {
-      if (err instanceof HttpError) throw err;
+      if (isAnswerError(err)) throw err;
       const errorId = newErrorId();
       log.error({ err, errorId, method: ctx.method, path: ctx.path }, 'endpoint failed');
-      throw controllerError(500, msg);
+      throw new RequestError(500, msg);
     }
   };
 }

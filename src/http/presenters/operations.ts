@@ -1,10 +1,10 @@
 /** Bodies of the service operations' answers (spec 4.4, 4.6, 4.7, 4.8). */
 import type { HistoryOptions } from '../../domain/history/options.js';
 import { HISTORY_MESSAGES, type HistoryPage } from '../../domain/history/history.js';
-import type { AssignmentResult } from '../../domain/offers/assignment.js';
-import { DIRECT_MESSAGES, type DirectAssignmentResult } from '../../domain/offers/directAssignment.js';
-import { FINALIZE_MESSAGES } from '../../domain/offers/finalize.js';
-import { STOP_MESSAGES } from '../../domain/offers/stops.js';
+import type { AssignmentResult } from '../../domain/offers/operations/assignment.js';
+import { DIRECT_MESSAGES, type DirectAssignmentResult } from '../../domain/offers/operations/directAssignment.js';
+import { FINALIZE_MESSAGES } from '../../domain/offers/operations/finalize.js';
+import { STOP_MESSAGES } from '../../domain/offers/operations/stops.js';
 import type { Stop } from '../../db/entities/index.js';
 
 export const OPERATION_MESSAGES = {

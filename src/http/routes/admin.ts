@@ -15,9 +15,11 @@ import type { Runtime } from '../../main/runtime.js';
 import { operatorAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';
 import { pageHeaders, sameOriginOnly } from '../middleware/pages.js';
-import { ADMIN_LOGIN_PATH, adminLoginRoutes } from './adminLogin.js';
+import { adminQueues } from '../openapi/operations.js';
+import { ADMIN_LOGIN_PATH, routerOf, type Route } from '../openapi/router.js';
 
-export const BOARD_PATH = '/admin/queues';
+/** Bull Board's page (operationId adminQueues in the document; mounted by its own Koa adapter). */
+export const BOARD_PATH = adminQueues.path;
 const ADMIN_PREFIX = '/admin/';
 
 export const ADMIN_MESSAGES = {
@@ -35,7 +37,8 @@ function board(rt: Runtime, readOnlyMode: boolean): Koa.Middleware<AppState> {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
-export function mountAdmin(app: Koa<AppState>, rt: Runtime): void {
+/** The operator pages: headers and the same-origin rule for all, the login form's routes, then the boards by role. */
+export function mountAdmin(app: Koa<AppState>, rt: Runtime, loginRoutes: Route[]): void {
   const isAdminPage = (ctx: AppContext) => ctx.path === '/admin' || ctx.path.startsWith(ADMIN_PREFIX);
   const headers = pageHeaders as unknown as Koa.Middleware<AppState>;
   const crossSite = sameOriginOnly((ctx) => {
@@ -47,7 +50,7 @@ export function mountAdmin(app: Koa<AppState>, rt: Runtime): void {
     return headers(ctx, () => (ctx.path === ADMIN_LOGIN_PATH ? next() : crossSite(ctx, next)));
   });
 
-  app.use(adminLoginRoutes(rt, BOARD_PATH).routes());
+  app.use(routerOf(rt, loginRoutes).routes());
 
   const full = board(rt, false);
   const readOnly = board(rt, true);

@@ -1,13 +1,18 @@
-import Router from '@koa/router';
+/**
+ * The operators' login page for browsers (D15): GET shows the form; POST
+ * (form-encoded) counts against the login limit, sets the httpOnly operator
+ * cookie and sends the browser to the queues board.
+ */
 import type { Runtime } from '../../main/runtime.js';
 import { operatorLogin, type LoginOutcome } from '../auth/operatorLogin.js';
-import type { AppContext, AppState } from '../context.js';
+import type { AppContext } from '../context.js';
 import { HttpError } from '../errors.js';
-import { formBody } from '../middleware/body.js';
-import { sameOriginOnly } from '../middleware/pages.js';
+import { sameOrigin } from '../middleware/pages.js';
+import { adminLogin, adminLoginPage } from '../openapi/operations.js';
+import { ADMIN_LOGIN_PATH, Answer, route, type Route } from '../openapi/router.js';
 import { loginPage } from '../views/loginPage.js';
 
-export const ADMIN_LOGIN_PATH = '/admin/login';
+export { ADMIN_LOGIN_PATH };
 
 export const ADMIN_LOGIN_MESSAGES = {
   missing: 'Escriba el usuario y la contraseña.',
@@ -17,38 +22,40 @@ export const ADMIN_LOGIN_MESSAGES = {
   crossSite: 'El formulario debe enviarse desde esta misma página.',
 } as const;
 
-function render(ctx: AppContext, status: number, error?: string): void {
-  ctx.status = status;
+/** The form, with an error when there is one. */
+function page(ctx: AppContext, status: number, error?: string, headers: Record<string, string> = {}): Answer {
   ctx.type = 'html';
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = loginPage(ADMIN_LOGIN_PATH, error);
+  return new Answer(status, loginPage(ADMIN_LOGIN_PATH, error), { 'Cache-Control': 'no-store', ...headers });
 }
 
 /**
- * The operators' login page for browsers: GET shows the form; POST
- * (form-encoded) counts against the login limit, sets the httpOnly operator
- * cookie and sends the browser to `landing`. A POST from another site (login
- * CSRF) is refused 403 before anything is counted or checked.
+ * GET shows the form; POST (form-encoded) counts against the login limit, sets
+ * the httpOnly operator cookie and sends the browser to `landing`. A POST from
+ * another site (login CSRF) is refused 403 before anything is counted or checked.
  */
-export function adminLoginRoutes(rt: Runtime, landing: string): Router<AppState> {
+export function adminLoginRoutes(rt: Runtime, landing: string): Route[] {
   const login = operatorLogin(rt);
-  const router = new Router<AppState>();
-  router.get(ADMIN_LOGIN_PATH, (ctx) => render(ctx, 200));
-  const sameSite = sameOriginOnly((ctx) => render(ctx, 403, ADMIN_LOGIN_MESSAGES.crossSite));
-  router.post(ADMIN_LOGIN_PATH, sameSite, formBody('8kb'), async (ctx) => {
-    let out: LoginOutcome;
-    try {
-      out = await login(ctx, ctx.request.body);
-    } catch (err) {
-      if (!(err instanceof HttpError) || err.status !== 429) throw err;
-      ctx.set(err.headers);
-      return render(ctx, 429, ADMIN_LOGIN_MESSAGES.tooMany);
-    }
-    if (out.kind === 'missing') return render(ctx, 400, ADMIN_LOGIN_MESSAGES.missing);
-    if (out.kind === 'unstorable') return render(ctx, 400, ADMIN_LOGIN_MESSAGES.unstorable);
-    if (out.kind === 'invalid') return render(ctx, 401, ADMIN_LOGIN_MESSAGES.invalid);
-    ctx.status = 303;
-    ctx.redirect(landing);
-  });
-  return router;
+  return [
+    route(adminLoginPage, (ctx) => page(ctx, 200)),
+    route(
+      adminLogin,
+      async (ctx) => {
+        if (!sameOrigin(ctx)) return page(ctx, 403, ADMIN_LOGIN_MESSAGES.crossSite);
+        let out: LoginOutcome;
+        try {
+          out = await login(ctx, ctx.request.body);
+        } catch (err) {
+          if (!(err instanceof HttpError) || err.status !== 429) throw err;
+          return page(ctx, 429, ADMIN_LOGIN_MESSAGES.tooMany, err.headers);
+        }
+        if (out.kind === 'missing') return page(ctx, 400, ADMIN_LOGIN_MESSAGES.missing);
+        if (out.kind === 'unstorable') return page(ctx, 400, ADMIN_LOGIN_MESSAGES.unstorable);
+        if (out.kind === 'invalid') return page(ctx, 401, ADMIN_LOGIN_MESSAGES.invalid);
+        ctx.status = 303;
+        ctx.redirect(landing);
+        return undefined;
+      },
+      { validate: false },
+    ),
+  ];
 }

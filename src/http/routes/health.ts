@@ -1,23 +1,22 @@
-import Router from '@koa/router';
+/** GET /health: 200 once the process serves and both PostgreSQL and Redis answer; 503 otherwise, within a few seconds. */
 import type { Runtime } from '../../main/runtime.js';
-import type { AppState } from '../context.js';
+import { health } from '../openapi/operations.js';
+import { Answer, route, type Route } from '../openapi/router.js';
 
 /** How long each dependency may take to answer before it counts as down. */
 const CHECK_TIMEOUT_MS = 2000;
 
-/** GET /health: 200 once the process serves and both PostgreSQL and Redis answer; 503 otherwise, within a few seconds. */
-export function healthRoutes(rt: Pick<Runtime, 'orm' | 'redis'>): Router<AppState> {
-  const router = new Router<AppState>();
-  router.get('/health', async (ctx) => {
-    const [postgres, redis] = await Promise.all([
-      probe(() => rt.orm.em.fork().getConnection().execute('select 1')),
-      probe(() => rt.redis.ping()),
-    ]);
-    const healthy = postgres === 'ok' && redis === 'ok';
-    ctx.status = healthy ? 200 : 503;
-    ctx.body = { status: healthy ? 'ok' : 'unavailable', postgres, redis, timestamp: new Date().toISOString() };
-  });
-  return router;
+export function healthRoutes(rt: Pick<Runtime, 'orm' | 'redis'>): Route[] {
+  return [
+    route(health, async () => {
+      const [postgres, redis] = await Promise.all([
+        probe(() => rt.orm.em.fork().getConnection().execute('select 1')),
+        probe(() => rt.redis.ping()),
+      ]);
+      const healthy = postgres === 'ok' && redis === 'ok';
+      return new Answer(healthy ? 200 : 503, { status: healthy ? 'ok' : 'unavailable', postgres, redis, timestamp: new Date().toISOString() });
+    }),
+  ];
 }
 
 /** 'ok' when `check` resolves within CHECK_TIMEOUT_MS, 'down' when it fails or takes longer. */

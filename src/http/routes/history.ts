@@ -1,15 +1,12 @@
 /** POST /queries/history and GET /queries/history-options (spec 4.6, 4.7, D7). */
-import Router from '@koa/router';
-import { HISTORY_MESSAGES, MAX_PAGE, MAX_PAGE_SIZE, queryHistory } from '../../domain/history/history.js';
-import { historyOptions } from '../../domain/history/options.js';
+import { HISTORY_MESSAGES, MAX_PAGE, MAX_PAGE_SIZE, queryHistory as query } from '../../domain/history/history.js';
+import { historyOptions as options } from '../../domain/history/options.js';
 import type { Runtime } from '../../main/runtime.js';
-import { basicAuth } from '../auth/index.js';
 import { apiUserOf } from '../caller.js';
-import type { AppState } from '../context.js';
-import { failureMessage } from '../middleware/failure.js';
-import { OPERATION_MESSAGES, historyBody, historyOptionsBody } from '../presenters/operations.js';
-import { fieldMessages, historySchema } from '../schemas/operations.js';
-import { validateBody } from '../validation.js';
+import { historyOptions, queryHistory } from '../openapi/operations.js';
+import { route, type Route } from '../openapi/router.js';
+import { historyBody, historyOptionsBody } from '../presenters/operations.js';
+import { fieldMessages } from '../schemas/operations.js';
 
 const historyMessages = fieldMessages({
   line: (e) => (e.keyword === 'required' ? HISTORY_MESSAGES.missingLine : 'La línea de negocio no es válida.'),
@@ -21,19 +18,11 @@ const historyMessages = fieldMessages({
   autNumber: 'El número de referencia (autNumber) no es válido.',
 });
 
-export function historyRoutes(rt: Runtime): Router<AppState> {
-  const router = new Router<AppState>();
-  const em = () => rt.orm.em;
-  const failed = failureMessage(rt.log, OPERATION_MESSAGES.historyFailed);
-
-  router.post('/queries/history', failed, basicAuth(em, '/queries/history'), async (ctx) => {
-    const body = validateBody(historySchema, ctx.request.body, historyMessages);
-    ctx.body = historyBody(await queryHistory(rt.orm.em, apiUserOf(ctx).id, body, rt.config.localUtcOffset));
-  });
-
-  router.get('/queries/history-options', failed, basicAuth(em, '/queries/history-options'), async (ctx) => {
-    ctx.body = historyOptionsBody(await historyOptions(rt.orm.em));
-  });
-
-  return router;
+export function historyRoutes(rt: Runtime): Route[] {
+  return [
+    route(queryHistory, async (ctx, input) => historyBody(await query(rt.orm.em, apiUserOf(ctx).id, input, rt.config.localUtcOffset)), {
+      invalid: { message: historyMessages },
+    }),
+    route(historyOptions, async () => historyOptionsBody(await options(rt.orm.em))),
+  ];
 }

@@ -1,27 +1,45 @@
-import type Router from '@koa/router';
+/**
+ * Every route the service serves, grouped as the app mounts them; one line per
+ * module. Each module binds handlers to the declarations of
+ * src/http/openapi/operations.ts, which the OpenAPI document describes.
+ */
 import type { Runtime } from '../../main/runtime.js';
-import type { AppState } from '../context.js';
-import { positionRoutes } from './positions.js';
-import { recipientRoutes } from './recipients.js';
+import { docsRoutes } from '../openapi/docs.js';
+import type { Route } from '../openapi/router.js';
+import { BOARD_PATH } from './admin.js';
+import { adminLoginRoutes } from './adminLogin.js';
 import { finalizeRoutes } from './finalize.js';
+import { healthRoutes } from './health.js';
 import { historyRoutes } from './history.js';
-import { operationRoutes } from './operations.js';
-import { progressRoutes } from './progress.js';
 import { offerRoutes } from './offers.js';
+import { operationRoutes } from './operations.js';
+import { positionRoutes } from './positions.js';
+import { progressRoutes } from './progress.js';
+import { recipientRoutes } from './recipients.js';
 import { typesRoutes } from './types.js';
 import { userRoutes } from './users.js';
 
-/** Every router under /api/v3; one line per module. */
-export function apiRouters(rt: Runtime): Router<AppState>[] {
+/** Served before the ORM request context and body parsing: health and the API documents. */
+export function systemRoutes(rt: Runtime): Route[] {
+  return [...healthRoutes(rt), ...docsRoutes(rt)];
+}
+
+/** The operators' login form (form bodies, parsed by its own route). */
+export function adminRoutes(rt: Runtime): Route[] {
+  return adminLoginRoutes(rt, BOARD_PATH);
+}
+
+/** Every route under /api/v3 (JSON bodies). */
+export function apiRoutes(rt: Runtime): Route[] {
   return [
-    typesRoutes(rt),
-    userRoutes(rt),
-    offerRoutes(rt),
-    positionRoutes(rt),
-    recipientRoutes(rt),
-    operationRoutes(rt),
-    progressRoutes(rt),
-    finalizeRoutes(rt),
-    historyRoutes(rt),
+    ...typesRoutes(rt),
+    ...userRoutes(rt),
+    ...offerRoutes(rt),
+    ...positionRoutes(rt),
+    ...recipientRoutes(rt),
+    ...operationRoutes(rt),
+    ...progressRoutes(rt),
+    ...finalizeRoutes(rt),
+    ...historyRoutes(rt),
   ];
 }

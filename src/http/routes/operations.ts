@@ -2,64 +2,37 @@
  * Service operations after acceptance (spec 4.8, D6): POST /asignacion,
  * /no-asignacion, /cancelacion, /add-address and /asignacion-directa.
  */
-import Router from '@koa/router';
-import { confirmAssignment } from '../../domain/offers/assignment.js';
-import { cancelService } from '../../domain/offers/cancellation.js';
-import { assignDirectly } from '../../domain/offers/directAssignment.js';
-import { addStop } from '../../domain/offers/stops.js';
-import { withdrawOffer } from '../../domain/offers/withdrawal.js';
+import { confirmAssignment as confirm } from '../../domain/offers/operations/assignment.js';
+import { cancelService as cancel } from '../../domain/offers/operations/cancellation.js';
+import { assignDirectly as assign } from '../../domain/offers/operations/directAssignment.js';
+import { addStop } from '../../domain/offers/operations/stops.js';
+import { withdrawOffer as withdraw } from '../../domain/offers/operations/withdrawal.js';
 import type { Runtime } from '../../main/runtime.js';
-import { basicAuth } from '../auth/index.js';
 import { apiUserOf } from '../caller.js';
-import type { AppState } from '../context.js';
-import { failureMessage } from '../middleware/failure.js';
-import {
-  OPERATION_MESSAGES as M,
-  assignedBody,
-  cancelledBody,
-  directBody,
-  stopsBody,
-  withdrawnBody,
-} from '../presenters/operations.js';
-import {
-  assignmentSchema,
-  directAssignmentMessage,
-  directAssignmentSchema,
-  fieldMessages,
-  stopSchema,
-  withdrawalSchema,
-} from '../schemas/operations.js';
-import { validateBody } from '../validation.js';
+import { addAddress, assignDirectly, cancelService, confirmAssignment, withdrawOffer } from '../openapi/operations.js';
+import { route, type Route } from '../openapi/router.js';
+import { OPERATION_MESSAGES as M, assignedBody, cancelledBody, directBody, stopsBody, withdrawnBody } from '../presenters/operations.js';
+import { directAssignmentMessage, fieldMessages } from '../schemas/operations.js';
 
-export function operationRoutes(rt: Runtime): Router<AppState> {
-  const router = new Router<AppState>();
-  const em = () => rt.orm.em;
+const uuidMissing = (what: string) => ({ message: fieldMessages({ uuid: M.uuidMissing(what) }) });
 
-  router.post('/asignacion', failureMessage(rt.log, M.assignmentFailed), basicAuth(em, '/asignacion'), async (ctx) => {
-    const body = validateBody(assignmentSchema, ctx.request.body, fieldMessages({ uuid: M.uuidMissing('CONFIRMAR LA ASIGNACIÓN DEL SERVICIO') }));
-    ctx.body = assignedBody(await confirmAssignment(rt, apiUserOf(ctx), body));
-  });
-
-  router.post('/no-asignacion', failureMessage(rt.log, M.withdrawalFailed), basicAuth(em, '/no-asignacion'), async (ctx) => {
-    const body = validateBody(withdrawalSchema, ctx.request.body, fieldMessages({ uuid: M.uuidMissing('REGISTRAR LA NO ASIGNACIÓN DEL SERVICIO') }));
-    await withdrawOffer(rt, apiUserOf(ctx), body);
-    ctx.body = withdrawnBody();
-  });
-
-  router.post('/cancelacion', failureMessage(rt.log, M.cancellationFailed), basicAuth(em, '/cancelacion'), async (ctx) => {
-    const body = validateBody(withdrawalSchema, ctx.request.body, fieldMessages({ uuid: M.uuidMissing('PROCESAR LA CANCELACIÓN DEL SERVICIO') }));
-    ctx.body = cancelledBody(await cancelService(rt, apiUserOf(ctx), body));
-  });
-
-  router.post('/add-address', failureMessage(rt.log, M.stopFailed), basicAuth(em, '/add-address'), async (ctx) => {
-    const body = validateBody(stopSchema, ctx.request.body, fieldMessages({ uuid: M.uuidMissing('AGREGAR LA DIRECCIÓN') }));
-    ctx.body = stopsBody(await addStop(rt, apiUserOf(ctx), body));
-  });
-
-  router.post('/asignacion-directa', failureMessage(rt.log, M.directFailed), basicAuth(em, '/asignacion-directa'), async (ctx) => {
-    const body = validateBody(directAssignmentSchema, ctx.request.body, directAssignmentMessage);
-    ctx.body = directBody(await assignDirectly(rt, apiUserOf(ctx), body));
-  });
-
-  return router;
+export function operationRoutes(rt: Runtime): Route[] {
+  return [
+    route(confirmAssignment, async (ctx, input) => assignedBody(await confirm(rt, apiUserOf(ctx), input)), {
+      invalid: uuidMissing('CONFIRMAR LA ASIGNACIÓN DEL SERVICIO'),
+    }),
+    route(
+      withdrawOffer,
+      async (ctx, input) => {
+        await withdraw(rt, apiUserOf(ctx), input);
+        return withdrawnBody();
+      },
+      { invalid: uuidMissing('REGISTRAR LA NO ASIGNACIÓN DEL SERVICIO') },
+    ),
+    route(cancelService, async (ctx, input) => cancelledBody(await cancel(rt, apiUserOf(ctx), input)), {
+      invalid: uuidMissing('PROCESAR LA CANCELACIÓN DEL SERVICIO'),
+    }),
+    route(addAddress, async (ctx, input) => stopsBody(await addStop(rt, apiUserOf(ctx), input)), { invalid: uuidMissing('AGREGAR LA DIRECCIÓN') }),
+    route(assignDirectly, async (ctx, input) => directBody(await assign(rt, apiUserOf(ctx), input)), { invalid: { message: directAssignmentMessage } }),
+  ];
 }

@@ -1,16 +1,20 @@
-import Router from '@koa/router';
+/** PUT /posicion-tecnico {dniTecnico, latitud, longitud, disponible?} (D8): a central reports one of its technicians; envelope {status, data}. */
+import { positionMessage, reportPosition } from '../../geo/positions.js';
 import type { Runtime } from '../../main/runtime.js';
-import { updateTechnicianPosition } from '../../geo/positions.js';
-import { apiKeyAuth } from '../auth/index.js';
-import type { AppState } from '../context.js';
+import { apiUserOf } from '../caller.js';
+import { updatePosition } from '../openapi/operations.js';
+import { route, type Route } from '../openapi/router.js';
+import { positionBody } from '../presenters/positions.js';
 
-/** PUT /posicion-tecnico {dniTecnico, latitud, longitud, disponible?}: a central reports one of its technicians. */
-export function positionRoutes(rt: Runtime): Router<AppState> {
-  const router = new Router<AppState>();
-  router.put('/posicion-tecnico', apiKeyAuth(() => rt.orm.em, '/posicion-tecnico'), async (ctx) => {
-    const { status, body } = await updateTechnicianPosition(rt, ctx.state.apiUser!, ctx.request.body);
-    ctx.status = status;
-    ctx.body = body;
-  });
-  return router;
+export function positionRoutes(rt: Runtime): Route[] {
+  return [
+    route(
+      updatePosition,
+      async (ctx, input) => {
+        await reportPosition(rt, apiUserOf(ctx), input);
+        return positionBody();
+      },
+      { invalid: { message: positionMessage } },
+    ),
+  ];
 }

@@ -3,9 +3,9 @@
  * ignored, as the spec's clients send more than each endpoint reads.
  */
 import type { ErrorObject } from 'ajv';
-import { DIRECT_MESSAGES } from '../../domain/offers/directAssignment.js';
-import { offerErrorMessage, offerSchema } from '../../domain/offers/input.js';
-import { OFFER_STATES } from '../../domain/offers/states.js';
+import { DIRECT_MESSAGES } from '../../domain/offers/operations/directAssignment.js';
+import { offerErrorMessage, offerSchema } from '../../domain/offers/create/input.js';
+import { OFFER_STATES } from '../../domain/offers/lifecycle/states.js';
 import { MAX_PAGE, MAX_PAGE_SIZE } from '../../domain/history/history.js';
 
 const text = (max: number) => ({ type: 'string', maxLength: max }) as const;
@@ -66,9 +66,9 @@ export const historySchema = {
   properties: {
     line: { type: 'string', minLength: 1, maxLength: 64 },
     autNumber: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', maxLength: 64 }] },
-    estado: { type: 'string', enum: OFFER_STATES },
-    desde: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
-    hasta: { type: 'string', anyOf: [{ format: 'date' }, { format: 'date-time' }] },
+    estado: { type: 'string', maxLength: 20, enum: OFFER_STATES },
+    desde: { type: 'string', maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] },
+    hasta: { type: 'string', maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] },
     // bounded so that (page - 1) * pageSize stays an exact bigint offset
     page: { type: 'integer', minimum: 1, maximum: MAX_PAGE },
     pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },

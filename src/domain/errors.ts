@@ -1,0 +1,78 @@
+/**
+ * Domain errors (issue 10, STYLE 9): a machine `code` and the `facts` that
+ * explain it (the current state, the field, the limit). They carry no HTTP
+ * status, envelope or text: the HTTP edge maps each code to the spec's status
+ * and message in one table (src/http/errorMap.ts), and the socket layer sends
+ * the same mapping as its results (src/realtime/actions.ts).
+ */
+import type { Axis } from '../geo/coordinates.js';
+import type { Trigger } from './offers/lifecycle/stateMachine.js';
+import type { OfferState } from './offers/lifecycle/states.js';
+
+/** The operation whose move the state machine refused; it picks the spec's wording. */
+export type RefusedOperation = Trigger | 'add-address';
+
+/** Every code and the facts it carries. */
+export interface DomainErrorFacts {
+  /** D6: an unknown uuid, or another generator's (D3) */
+  'offer.not-found': { uuid?: string };
+  /** D1: the transition table does not allow this move from `state` */
+  'offer.move-refused': { state: OfferState; operation: RefusedOperation; to?: OfferState };
+  /** D3: the uuid was offered before */
+  'offer.uuid-exists': { uuid: string };
+  'offer.type-unknown': { serviceTypeId: number };
+  'offer.origin-missing': Record<string, never>;
+  'offer.appointment-invalid': { fechaCita: string };
+  'offer.coordinate-out-of-range': { field: string; axis: Axis };
+  'offer.address-not-found': { which: 'origin' | 'destination' };
+  /** D9: the geocoder did not answer usefully; `detail` is for the logs */
+  'geocoder.unavailable': { detail: string };
+  'direct.central-unknown': { nit: string };
+  'direct.type-not-served': { central: string; type: string };
+  'direct.technician-unknown': { dni: string };
+  'stop.coordinates-invalid': Record<string, never>;
+  'stop.place-missing': Record<string, never>;
+  'stop.address-not-found': { direccion: string };
+  'stop.too-many': { max: number };
+  /** spec 4.2: GET /offer-responses of an offer that is not the caller's */
+  'responses.offer-not-found': { uuid: string };
+  'history.line-unknown': { line: string };
+  /** spec 4.4 */
+  'finalize.not-found': { uuid: string };
+  /** D4.2–6 */
+  'acceptance.central-not-caller': { nit: string };
+  'acceptance.offer-not-found': { uuid: string };
+  'acceptance.technician-not-found': { dni: string };
+  'acceptance.generator-api-not-found': { generatorId: number };
+  'acceptance.already-accepted': { state: OfferState };
+  'acceptance.closed': { state: OfferState };
+  'acceptance.coordinate-out-of-range': { field: string; axis: Axis };
+  /** D2: no coordinates given and no position ever reported */
+  'acceptance.position-unknown': { technicianId: number };
+  /** D11 */
+  'progress.coordinates-invalid': Record<string, never>;
+  'progress.offer-not-found': { uuid: string };
+  /** D8 */
+  'position.zero': Record<string, never>;
+  'position.technician-not-found': Record<string, never>;
+}
+
+export type DomainErrorCode = keyof DomainErrorFacts;
+
+export class DomainError<C extends DomainErrorCode = DomainErrorCode> extends Error {
+  readonly facts: DomainErrorFacts[C];
+
+  constructor(
+    readonly code: C,
+    ...facts: DomainErrorFacts[C] extends Record<string, never> ? [] : [DomainErrorFacts[C]]
+  ) {
+    super(code);
+    this.name = 'DomainError';
+    this.facts = (facts[0] ?? {}) as DomainErrorFacts[C];
+  }
+
+  /** Narrows to one code with its facts. */
+  is<K extends DomainErrorCode>(code: K): this is DomainError<K> {
+    return (this.code as DomainErrorCode) === code;
+  }
+}

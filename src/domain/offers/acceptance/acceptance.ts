@@ -1,0 +1,206 @@
+/**
+ * PUT /aceptacion (spec 2.5, 4.3, decisions D4): a central's answer to an
+ * offer. The checks run in D4's order; then, on the offer locked FOR UPDATE,
+ * the state decides: ABIERTA records the response (or, for the generator's
+ * own central, assigns at once), SIN_RESPUESTA takes a late acceptance (first
+ * come) and forwards it to the generator synchronously. Every decision is
+ * made under the lock and commits its new state before anything is sent, so
+ * any number of simultaneous acceptances and the evaluation produce one
+ * winner. Used by the HTTP route and by the WebSocket server: it takes the
+ * validated body, returns an outcome and raises DomainErrors; the edges shape
+ * both (src/http/presenters/acceptance.ts, src/http/errorMap.ts).
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { FromSchema } from 'json-schema-to-ts';
+import { Central, Offer, OfferResponse, Technician, type ApiUser } from '../../../db/entities/index.js';
+import { computeResponseFigures, type ResponseFigures } from '../../../geo/figures.js';
+import type { ErrorObject } from 'ajv';
+import { DomainError } from '../../errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { profileEndpoint } from '../../../webhooks/deliveries.js';
+import { dispatchAcceptance } from '../selection/acceptanceNotification.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../../geo/coordinates.js';
+import { publishOfferEvent } from '../lifecycle/events.js';
+import { UUID_PATTERN } from '../create/input.js';
+import { responseView } from './responses.js';
+import { announceSelection, selectResponse, type Selection } from '../selection/selection.js';
+import { lockOffer } from '../lifecycle/stateMachine.js';
+import type { OfferState } from '../lifecycle/states.js';
+
+export const ACCEPTANCE_MESSAGES = {
+  recorded: 'RESPUESTA ACEPTADA, ESPERA POR FAVOR A QUE SE CONFIRME LA ASIGNACIÓN DEL SERVICIO',
+  accepted: 'Oferta aceptada',
+  paymentPending: 'Oferta aceptada, pero el cliente aún no ha confirmado el método de pago',
+  alreadyAccepted: 'Oferta ya aceptada',
+  offerNotFound: 'Oferta no encontrada',
+  technicianNotFound: 'NO SE ENCONTRÓ EL TÉCNICO',
+  generatorApiNotFound: 'API GENERADOR NO ENCONTRADO',
+  notYourCentral: 'LA CLAVE DE ACCESO NO CORRESPONDE AL PRESTADOR',
+  closed: (state: OfferState) => `LA OFERTA NO PUEDE SER ACEPTADA: SU ESTADO ES ${state}`,
+  generatorNoAnswer: 'EL GENERADOR NO CONFIRMÓ LA ASIGNACIÓN DEL SERVICIO',
+  failure: 'Error al aceptar la oferta',
+  notAnObject: 'EL CUERPO DE LA SOLICITUD DEBE SER UN OBJETO JSON',
+  required: (f: string) => `EL CAMPO '${f}' ES REQUERIDO`,
+  badId: "EL CAMPO 'id' DEBE SER EL UUID DE LA OFERTA",
+  badText: (f: string) => `EL CAMPO '${f}' DEBE SER UN TEXTO NO VACÍO DE HASTA 255 CARACTERES`,
+  badTime: "EL CAMPO 'tiempoLlegadaSitio' DEBE SER UN NÚMERO DE MINUTOS ENTRE 0 Y 1440",
+  badCoordinate: (f: string) => `EL CAMPO '${f}' DEBE SER UNA COORDENADA NUMÉRICA`,
+  outOfRange: (f: string, axis: Axis) => `EL CAMPO '${f}' DEBE ESTAR ENTRE ${rangeText(axis)}`,
+} as const;
+
+/** The longest arrival estimate taken, over HTTP and the socket alike: one day, in minutes (docs/decisions.md). */
+export const MAX_ARRIVAL_MINUTES = 1440;
+
+const dni = { type: ['string', 'integer'], minLength: 1, maxLength: 255, pattern: '\\S' } as const;
+const techCoord = { type: ['string', 'number', 'null'], maxLength: MAX_COORDINATE_LENGTH, pattern: NUMERIC_OR_EMPTY } as const;
+
+export const acceptanceSchema = {
+  type: 'object',
+  required: ['id', 'dniPrestador', 'dniTecnico'],
+  properties: {
+    id: { type: 'string', maxLength: 36, pattern: UUID_PATTERN },
+    dniPrestador: dni,
+    dniTecnico: dni,
+    tiempoLlegadaSitio: { type: ['number', 'null'], minimum: 0, maximum: MAX_ARRIVAL_MINUTES },
+    latitudTecnico: techCoord,
+    longitudTecnico: techCoord,
+  },
+} as const;
+
+export type AcceptanceInput = FromSchema<typeof acceptanceSchema>;
+
+/** The message of the first schema failure of a PUT /aceptacion body (D4.1). */
+export function acceptanceMessage(e: ErrorObject): string {
+  if (e.keyword === 'required') return ACCEPTANCE_MESSAGES.required((e.params as { missingProperty: string }).missingProperty);
+  const field = e.instancePath.slice(1);
+  if (field === '') return ACCEPTANCE_MESSAGES.notAnObject;
+  if (field === 'id') return ACCEPTANCE_MESSAGES.badId;
+  if (field === 'tiempoLlegadaSitio') return ACCEPTANCE_MESSAGES.badTime;
+  if (field === 'latitudTecnico' || field === 'longitudTecnico') return ACCEPTANCE_MESSAGES.badCoordinate(field);
+  return ACCEPTANCE_MESSAGES.badText(field);
+}
+
+/** What an acceptance came to; the edge shapes it (src/http/presenters/acceptance.ts). */
+export type AcceptanceOutcome =
+  /** recorded on an ABIERTA offer, or won at once by the generator's own central */
+  | { kind: 'recorded' }
+  /** a late acceptance the generator confirmed (D4c) */
+  | { kind: 'accepted'; paymentPending: boolean }
+  /** a late acceptance the generator refused or did not answer: its reply, as it came */
+  | { kind: 'forward-rejected'; replyBody: string | null };
+
+/** D4.1 after the schema: the values, with the coordinates' ranges checked. */
+function parseAcceptance(body: AcceptanceInput) {
+  const axis = (value: AcceptanceInput['latitudTecnico'], field: string, a: Axis) => {
+    const c = coordinate(value, a);
+    if (c === 'out-of-range') throw new DomainError('acceptance.coordinate-out-of-range', { field, axis: a });
+    return c;
+  };
+  return {
+    offerUuid: body.id.toLowerCase(),
+    dniPrestador: String(body.dniPrestador).trim(),
+    dniTecnico: String(body.dniTecnico).trim(),
+    minutes: body.tiempoLlegadaSitio ?? null,
+    position: point(axis(body.latitudTecnico, 'latitudTecnico', 'lat'), axis(body.longitudTecnico, 'longitudTecnico', 'lng')),
+  };
+}
+
+type Parsed = ReturnType<typeof parseAcceptance>;
+
+interface Parties {
+  offer: Offer;
+  generator: ApiUser;
+  central: Central;
+  technician: Technician;
+}
+
+/** D4.2–5, reads only. */
+async function findParties(em: EntityManager, caller: ApiUser, a: Parsed): Promise<Parties> {
+  const central = await em.findOne(Central, { nit: a.dniPrestador, apiUser: caller.id });
+  if (!central) throw new DomainError('acceptance.central-not-caller', { nit: a.dniPrestador });
+  const offer = await em.findOne(Offer, { uuid: a.offerUuid }, { populate: ['generator'] });
+  if (!offer) throw new DomainError('acceptance.offer-not-found', { uuid: a.offerUuid });
+  const technician = await em.findOne(Technician, { dni: a.dniTecnico, central: central.id });
+  if (!technician) throw new DomainError('acceptance.technician-not-found', { dni: a.dniTecnico });
+  if (!profileEndpoint(offer.generator, 'respuesta')) throw new DomainError('acceptance.generator-api-not-found', { generatorId: offer.generator.id });
+  return { offer, generator: offer.generator, central, technician };
+}
+
+/** D4.6: states that take no acceptance. */
+function refusal(state: OfferState): DomainError | null {
+  switch (state) {
+    case 'ABIERTA':
+    case 'SIN_RESPUESTA':
+      return null;
+    case 'ACEPTADA':
+    case 'ASIGNADA':
+    case 'EN_CAMINO':
+    case 'EN_SITIO':
+      return new DomainError('acceptance.already-accepted', { state });
+    default:
+      return new DomainError('acceptance.closed', { state });
+  }
+}
+
+type Decision =
+  | { kind: 'recorded'; response: OfferResponse }
+  | { kind: 'own'; response: OfferResponse; selection: Selection }
+  | { kind: 'late'; response: OfferResponse; selection: Selection };
+
+/** A central answering twice replaces its own response. */
+async function upsertResponse(em: EntityManager, p: Parties, figures: ResponseFigures): Promise<OfferResponse> {
+  const values = { technician: p.technician, rate: p.technician.rate, ...figures };
+  const existing = await em.findOne(OfferResponse, { offer: p.offer.uuid, central: p.central.id });
+  const response = existing ? em.assign(existing, values) : em.create(OfferResponse, { offer: p.offer, central: p.central, ...values });
+  await em.flush();
+  return response;
+}
+
+/** Under the offer's lock: the state decides (D4 a, b, c). */
+async function decide(rt: Runtime, em: EntityManager, p: Parties, figures: ResponseFigures): Promise<Decision> {
+  const offer = await lockOffer(em, p.offer.uuid);
+  if (!offer) throw new DomainError('acceptance.offer-not-found', { uuid: p.offer.uuid });
+  const refused = refusal(offer.state);
+  if (refused) throw refused;
+  const response = await upsertResponse(em, { ...p, offer }, figures);
+  const actor = `central:${p.central.nit}`;
+  if (offer.state === 'SIN_RESPUESTA') {
+    const selection = await selectResponse(em, rt.config, offer, response, [response], { to: 'ACEPTADA', by: 'aceptacion-tardia', actor });
+    return { kind: 'late', response, selection };
+  }
+  if (p.generator.nit !== null && p.central.nit === p.generator.nit) {
+    const selection = await selectResponse(em, rt.config, offer, response, [response], { to: 'ASIGNADA', by: 'aceptacion-propia', actor });
+    return { kind: 'own', response, selection };
+  }
+  return { kind: 'recorded', response };
+}
+
+/** D4c after its commit: the forward to the generator decides ACEPTADA or INACTIVA. */
+async function forwardLateAcceptance(rt: Runtime, p: Parties, selection: Selection): Promise<AcceptanceOutcome> {
+  await announceTransition(rt, selection.offer, selection.result);
+  const outcome = selection.deliveryId ? await dispatchAcceptance(rt, selection.deliveryId) : null;
+  if (!outcome?.ok) return { kind: 'forward-rejected', replyBody: outcome?.replyBody ?? null };
+  await publishOfferEvent(rt, selection.offer, 'offer.accepted', { accepted: selection.accepted });
+  return { kind: 'accepted', paymentPending: p.generator.requiresPaymentConfirmation };
+}
+
+/** PUT /aceptacion and the technician's `offer.respond`: a validated body, the caller's answer. */
+export async function acceptOffer(rt: Runtime, caller: ApiUser, input: AcceptanceInput): Promise<AcceptanceOutcome> {
+  const a = parseAcceptance(input);
+  const em = rt.orm.em.fork();
+  const parties = await findParties(em, caller, a);
+  const early = refusal(parties.offer.state);
+  if (early) throw early;
+  const figures = await computeResponseFigures(
+    em,
+    { offerUuid: parties.offer.uuid, technicianId: parties.technician.id, lat: a.position?.lat, lng: a.position?.lng, minutes: a.minutes },
+    rt.config.averageSpeedKmh,
+  );
+  const decision = await em.transactional((tx) => decide(rt, tx, parties, figures));
+  const ref = { uuid: parties.offer.uuid, generatorId: parties.generator.id };
+  await publishOfferEvent(rt, ref, 'offer.response', { response: responseView(decision.response) });
+  if (decision.kind === 'late') return forwardLateAcceptance(rt, parties, decision.selection);
+  if (decision.kind === 'own') await announceSelection(rt, decision.selection, { dispatch: true, closed: 'assigned-own' });
+  return { kind: 'recorded' };
+}

@@ -1,0 +1,115 @@
+/**
+ * Writing a new offer in one SQL statement: the offer row, its service type's
+ * name as the default description, and the creation's audit row, atomically
+ * and in one round trip. POST /oferta (the hot path: the unit of work would
+ * cost about ten times the CPU and four round trips, docs/decisions.md,
+ * "Offer lifecycle") and POST /asignacion-directa (already assigned, with its
+ * codes) both write through it; the tests read every column back through the
+ * entities.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DEFAULT_DESCRIPTION, type OfferDraft } from './input.js';
+import { creationState, type CreationTrigger } from '../lifecycle/stateMachine.js';
+import { auditActor } from '../../../limits.js';
+
+/** Who a directly assigned offer goes to, and its codes (D6). */
+export interface NewAssignment {
+  centralId: number;
+  technicianId: number | null;
+  codigoServicio: string;
+  codigoSolicitud: string;
+}
+
+/** A drafted body (input.ts) once located, attributed and timed. */
+export interface NewOffer extends Omit<OfferDraft, 'origin' | 'scheduledAt' | 'ofertante' | 'subOfertante'> {
+  generatorId: number;
+  createdAt: Date;
+  /** null: no response window (direct assignment) */
+  deadlineAt: Date | null;
+  expiresAt: Date | null;
+  origin: { lat: number; lng: number };
+  scheduledAt: Date;
+  /** `Ofertante - Subofertante` */
+  ofertante: string;
+  assignment?: NewAssignment;
+}
+
+/** How the offer comes to exist (D1) and who made it (`api-user:<username>`). */
+export interface Creation {
+  by: CreationTrigger;
+  actor: string;
+}
+
+export type InsertResult = 'inserted' | 'uuid-exists' | 'unknown-type';
+
+const INSERT_OFFER = `
+with st as (
+  select id, coalesce(?::text, nullif(btrim(type), ''), ?::text) as descripcion from service_type where id = ?::int
+), o as (
+  insert into offer (uuid, generator_id, service_type_id, state, created_at, updated_at, deadline_at, expires_at,
+                     origin_lat, origin_lng, direccion_origen, punto_referencia_origen, ciudad, departamento,
+                     dest_lat, dest_lng, direccion_destino, punto_referencia_destino, descripcion_servicio,
+                     fecha_cita, hora_cita, scheduled_at, observaciones, vehiculo, priority, ofertante,
+                     internal, global, socket_id,
+                     assigned_central_id, assigned_technician_id, codigo_servicio, codigo_solicitud)
+  select ?::uuid, ?::int, st.id, ?::text, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz,
+         ?::float8, ?::float8, ?::text, ?::text, ?::text, ?::text,
+         ?::float8, ?::float8, ?::text, ?::text, st.descripcion,
+         ?::text, ?::text, ?::timestamptz, ?::text, ?::jsonb, ?::boolean, ?::text,
+         ?::bigint, ?::bigint, ?::text,
+         ?::int, ?::int, ?::text, ?::text
+    from st
+  on conflict (uuid) do nothing
+  returning uuid, state, created_at
+)
+insert into offer_transition (offer_uuid, from_state, to_state, actor, at)
+select uuid, null, state, ?::text, created_at from o
+returning offer_uuid`;
+
+/**
+ * Inserts the offer in the state its creation gives (D1) and its audit row,
+ * or tells why nothing was inserted. Inside a transaction it takes part in it.
+ */
+export async function insertOffer(em: EntityManager, o: NewOffer, creation: Creation): Promise<InsertResult> {
+  const a = o.assignment;
+  const rows = await em.execute<Array<{ offer_uuid: string }>>(INSERT_OFFER, [
+    o.descripcionServicio,
+    DEFAULT_DESCRIPTION,
+    o.serviceTypeId,
+    o.uuid,
+    o.generatorId,
+    creationState(creation.by),
+    o.createdAt,
+    o.createdAt,
+    o.deadlineAt,
+    o.expiresAt,
+    o.origin.lat,
+    o.origin.lng,
+    o.direccionOrigen,
+    o.puntoReferenciaOrigen,
+    o.ciudad,
+    o.departamento,
+    o.destination?.lat ?? null,
+    o.destination?.lng ?? null,
+    o.direccionDestino,
+    o.puntoReferenciaDestino,
+    o.fechaCita,
+    o.horaCita,
+    o.scheduledAt,
+    o.observaciones,
+    o.vehiculo === null ? null : JSON.stringify(o.vehiculo),
+    o.priority,
+    o.ofertante,
+    o.internal,
+    o.global,
+    o.socketId,
+    a?.centralId ?? null,
+    a?.technicianId ?? null,
+    a?.codigoServicio ?? null,
+    a?.codigoSolicitud ?? null,
+    auditActor(creation.actor),
+  ]);
+  if (rows.length === 1) return 'inserted';
+  const [type] = await em.execute<Array<{ id: number }>>('select id from service_type where id = ?', [o.serviceTypeId]);
+  return type ? 'uuid-exists' : 'unknown-type';
+}

@@ -1,0 +1,35 @@
+/**
+ * POST /cancelacion (D6): ASIGNADA, EN_CAMINO or EN_SITIO → CANCELADA; the
+ * assigned central is told (D12 novelty, planned by the transition).
+ */
+import { Central, type ApiUser } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+
+export interface CancellationInput {
+  uuid: string;
+  motivo?: string;
+}
+
+export async function cancelService(rt: Runtime, user: ApiUser, input: CancellationInput): Promise<{ centralName: string }> {
+  const out = await rt.orm.em.transactional(async (em) => {
+    const offer = await lockOwnOffer(em, input.uuid, user.id);
+    if (!offer) throw offerNotFound();
+    if (!canMove(offer.state, 'CANCELADA', 'cancelacion')) throw refusedMove(offer.state, 'cancelacion');
+    const centralId = offer.assignedCentral?.id;
+    if (centralId === undefined) throw new Error(`offer ${offer.uuid} is ${offer.state} without an assigned central`);
+    const central = await em.findOneOrFail(Central, centralId);
+    offer.motivo = input.motivo ?? null;
+    const result = await transition(em, offer, {
+      to: 'CANCELADA',
+      by: 'cancelacion',
+      actor: `api-user:${user.username}`,
+      detail: { motivo: offer.motivo },
+    });
+    return { uuid: offer.uuid, result, centralName: central.name };
+  });
+  await announceTransition(rt, { uuid: out.uuid, generatorId: user.id }, out.result);
+  return { centralName: out.centralName };
+}

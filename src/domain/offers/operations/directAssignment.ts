@@ -1,0 +1,67 @@
+/**
+ * POST /asignacion-directa (D6): an offer body (spec 2.1, read with the rules
+ * and messages of POST /oferta) plus the tax id of the central
+ * (`dniPrestador`) and optionally its technician (`dniTecnico`); the service
+ * is written like a new offer but already ASIGNADA to that central, with no
+ * response window and no distribution, and with its codigoServicio and
+ * codigoSolicitud.
+ */
+import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../../db/entities/index.js';
+import { DomainError } from '../../errors.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { freeServiceCodes } from '../lifecycle/codes.js';
+import { draftOffer, type OfferInput } from '../create/input.js';
+import { prepareOffer } from '../create/prepare.js';
+import { insertOffer } from '../create/store.js';
+
+export type DirectAssignmentInput = OfferInput & { dniPrestador: string; dniTecnico?: string };
+
+export const DIRECT_MESSAGES = {
+  ok: (central: string) => `SE HA REGISTRADO EXITOSAMENTE LA ASIGNACIÓN DIRECTA DEL SERVICIO A LA CENTRAL ${central}`,
+  centralMissing: "EL CAMPO 'dniPrestador' ES REQUERIDO PARA REALIZAR LA ASIGNACIÓN DIRECTA",
+  centralInvalid: "EL CAMPO 'dniPrestador' NO ES VÁLIDO",
+  technicianInvalid: "EL CAMPO 'dniTecnico' NO ES VÁLIDO",
+  unknownCentral: (nit: string) => `NO SE ENCONTRÓ LA CENTRAL (PRESTADOR) CON NIT ${nit}`,
+  unknownTechnician: 'NO SE ENCONTRÓ EL TÉCNICO',
+  typeNotServed: (central: string, type: string) => `LA CENTRAL ${central} NO PRESTA EL SERVICIO ${type}`,
+} as const;
+
+export interface DirectAssignmentResult {
+  uuid: string;
+  centralName: string;
+  codigoServicio: string;
+  codigoSolicitud: string;
+}
+
+export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAssignmentInput): Promise<DirectAssignmentResult> {
+  const em = rt.orm.em;
+  const draft = draftOffer(input);
+  const type = await em.findOne(ServiceType, draft.serviceTypeId);
+  if (!type) throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
+  const nit = input.dniPrestador.trim();
+  const central = await em.findOne(Central, { nit });
+  if (!central) throw new DomainError('direct.central-unknown', { nit });
+  if (!central.serviceTypes.includes(type.id)) throw new DomainError('direct.type-not-served', { central: central.name, type: type.type });
+  const technician = input.dniTecnico ? await em.findOne(Technician, { dni: input.dniTecnico.trim(), central }) : null;
+  if (input.dniTecnico && !technician) throw new DomainError('direct.technician-unknown', { dni: input.dniTecnico });
+  // Checked before geocoding to spare the geocoder; the insert below still decides a race.
+  if (await em.count(Offer, { uuid: draft.uuid })) throw new DomainError('offer.uuid-exists', { uuid: draft.uuid });
+  const prepared = await prepareOffer(rt, user, draft);
+
+  const { inserted, codes } = await em.transactional(async (tx) => {
+    const codes = await freeServiceCodes(tx);
+    const offer = {
+      ...prepared,
+      deadlineAt: null,
+      expiresAt: null,
+      socketId: null,
+      assignment: { centralId: central.id, technicianId: technician?.id ?? null, ...codes },
+    };
+    return { inserted: await insertOffer(tx, offer, { by: 'asignacion-directa', actor: `api-user:${user.username}` }), codes };
+  });
+  if (inserted === 'unknown-type') throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
+  if (inserted === 'uuid-exists') throw new DomainError('offer.uuid-exists', { uuid: draft.uuid });
+  await announceTransition(rt, { uuid: draft.uuid, generatorId: user.id }, { from: null, to: 'ASIGNADA', notificationIds: [] });
+  return { uuid: draft.uuid, centralName: central.name, ...codes };
+}

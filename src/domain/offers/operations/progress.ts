@@ -1,0 +1,94 @@
+/**
+ * Progress of a service (D11): its assigned central (PUT /estado-servicio,
+ * API key) or its assigned technician (real-time channel) moves it
+ * ASIGNADA → EN_CAMINO → EN_SITIO. Finalizing stays POST /finalize. Reporting
+ * the state the service is already in moves nothing. Known coordinates go to
+ * the audit row and become the technician's position. Takes the validated
+ * body, returns the state the service is in and raises DomainErrors; both
+ * transports shape the answer the same way (the envelope of PUT /aceptacion,
+ * spec 4.3: src/http/presenters/progress.ts).
+ */
+import type { ErrorObject } from 'ajv';
+import type { FromSchema } from 'json-schema-to-ts';
+import { Central, type ApiUser } from '../../../db/entities/index.js';
+import { readPoint } from '../../../geo/coordinates.js';
+import { setTechnicianPosition } from '../../../geo/store.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { DomainError } from '../../errors.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOwnOffer } from '../lifecycle/ownership.js';
+import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+import type { OfferState } from '../lifecycle/states.js';
+
+export const progressSchema = {
+  type: 'object',
+  required: ['id', 'estado'],
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 64 },
+    estado: { type: 'string', maxLength: 20, enum: ['EN_CAMINO', 'EN_SITIO'] },
+    latitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] },
+    longitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] },
+  },
+} as const;
+
+export type ProgressInput = FromSchema<typeof progressSchema>;
+
+export const PROGRESS_MESSAGES = {
+  missingId: "EL CAMPO 'id' ES REQUERIDO PARA ACTUALIZAR EL ESTADO DEL SERVICIO",
+  badEstado: "EL CAMPO 'estado' DEBE SER EN_CAMINO O EN_SITIO (LA FINALIZACIÓN SE REGISTRA CON POST /finalize)",
+  badCoords: 'LAS COORDENADAS DEL TÉCNICO NO SON VÁLIDAS',
+  notFound: 'Oferta no encontrada',
+  internal: 'Error al actualizar el estado del servicio',
+  updated: (state: OfferState) => `ESTADO DEL SERVICIO ACTUALIZADO A ${state}`,
+  already: (state: OfferState) => `EL SERVICIO YA SE ENCUENTRA EN ESTADO ${state}`,
+} as const;
+
+export type ProgressCaller = ApiUser | { technicianId: number };
+
+/** The state the service is in after the report, and whether this report moved it. */
+export interface ProgressOutcome {
+  state: OfferState;
+  moved: boolean;
+}
+
+/** The message of the first schema failure of a progress body. */
+export function progressMessage(e: ErrorObject): string {
+  const field = e.keyword === 'required' ? String(e.params.missingProperty) : e.instancePath.slice(1);
+  if (field === 'id') return PROGRESS_MESSAGES.missingId;
+  if (field === 'estado') return PROGRESS_MESSAGES.badEstado;
+  return PROGRESS_MESSAGES.badCoords;
+}
+
+export async function reportServiceProgress(rt: Runtime, caller: ProgressCaller, input: ProgressInput): Promise<ProgressOutcome> {
+  const position = readPoint(input.latitudTecnico, input.longitudTecnico);
+  if (position === 'invalid') throw new DomainError('progress.coordinates-invalid');
+  const out = await rt.orm.em.fork().transactional(async (em) => {
+    const offer = await lockOwnOffer(em, input.id, null);
+    const centralId = offer?.assignedCentral?.id;
+    if (!offer || centralId === undefined) throw new DomainError('progress.offer-not-found', { uuid: input.id });
+    let actor: string;
+    if ('technicianId' in caller) {
+      if (offer.assignedTechnician?.id !== caller.technicianId) throw new DomainError('progress.offer-not-found', { uuid: input.id });
+      actor = `technician:${caller.technicianId}`;
+    } else {
+      const central = await em.findOneOrFail(Central, centralId);
+      if (central.apiUser?.id !== caller.id) throw new DomainError('progress.offer-not-found', { uuid: input.id });
+      actor = `central:${central.nit}`;
+    }
+    if (offer.state === input.estado) return { uuid: offer.uuid, generatorId: offer.generator.id, result: null };
+    if (!canMove(offer.state, input.estado, 'progreso')) throw refusedMove(offer.state, 'progreso', input.estado);
+    const technicianId = offer.assignedTechnician?.id;
+    if (position && technicianId !== undefined) await setTechnicianPosition(em, technicianId, position);
+    const result = await transition(em, offer, {
+      to: input.estado,
+      by: 'progreso',
+      actor,
+      techLat: position?.lat ?? null,
+      techLng: position?.lng ?? null,
+    });
+    return { uuid: offer.uuid, generatorId: offer.generator.id, result };
+  });
+  if (!out.result) return { state: input.estado, moved: false };
+  await announceTransition(rt, { uuid: out.uuid, generatorId: out.generatorId }, out.result);
+  return { state: out.result.to, moved: true };
+}

@@ -1,0 +1,139 @@
+/**
+ * The outgoing acceptance notification (spec 6.1, decisions D5): planned as a
+ * pending delivery in the selection's transaction, sent once by whoever
+ * claims it (the webhook-dispatch job, or PUT /aceptacion for a late
+ * acceptance), and a rejection (anything but 200, a timeout, no connection)
+ * makes the offer INACTIVA.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Config } from '../../../../config/index.js';
+import { WebhookDelivery, type ApiUser, type Offer, type OfferResponse } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import { jobId } from '../../../queues/registry.js';
+import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint } from '../../../webhooks/deliveries.js';
+import type { WebhookOutcome } from '../../../webhooks/send.js';
+import { acceptancePayload } from './acceptancePayload.js';
+import { announceTransition } from '../lifecycle/announce.js';
+import { lockOffer, transition } from '../lifecycle/stateMachine.js';
+
+/** What is stored as "the peer never answered" when a claimed delivery is found abandoned. */
+export const ABANDONED_ERROR = 'no answer recorded: the sender stopped while waiting for the reply';
+
+/**
+ * In the selection's transaction: the pending delivery of the notification
+ * (one per offer: its event id is derived from the uuid). Null when the
+ * generator has no endpoint for it.
+ */
+export function planAcceptanceNotification(
+  em: EntityManager,
+  cfg: Config,
+  offer: Offer,
+  generator: ApiUser,
+  response: OfferResponse,
+): string | null {
+  const url = profileEndpoint(generator, 'respuesta');
+  if (!url) return null;
+  const body = acceptancePayload(cfg, {
+    offerUuid: offer.uuid,
+    central: response.central,
+    technician: response.technician,
+    techLat: response.techLat ?? null,
+    techLng: response.techLng ?? null,
+    timeMin: response.timeMin,
+  });
+  return createDelivery(em, { offer, kind: 'acceptance', receiver: generator, eventId: `acceptance-${offer.uuid}`, url, body, eventHeader: false }).id;
+}
+
+/** After commit: the job that sends it (one attempt, STYLE 5 id). */
+export async function enqueueAcceptance(rt: Runtime, deliveryId: string): Promise<void> {
+  await rt.queues.add('webhook-dispatch', 'deliver', { deliveryId }, { jobId: jobId('deliver', deliveryId), attempts: 1 });
+}
+
+/**
+ * Sends the notification of a pending delivery, once: the delivery is claimed
+ * (pending → sending) before anything goes out, so a second job, a re-run
+ * after a crash or a concurrent caller sends nothing. Returns what the
+ * generator answered (`ok`: it accepted, with a 200 recorded in time), or
+ * null when this caller did not send. A delivery found
+ * claimed but never answered is failed once the webhook timeout has passed
+ * (its sender died waiting) and its offer becomes INACTIVA.
+ */
+export async function dispatchAcceptance(rt: Runtime, deliveryId: string): Promise<WebhookOutcome | null> {
+  const em = rt.orm.em.fork();
+  const [delivery] = await claimDeliveries(em, `d.id = ? and d.state = 'pending'`, [deliveryId]);
+  if (!delivery) {
+    const state = await settleAbandoned(em, deliveryId, rt.config.webhookTimeoutMs);
+    if (state === 'failed') await rejectSelection(rt, em, deliveryId);
+    return null;
+  }
+  // spec 6.1: only a 200 accepts; one attempt, so anything else is final
+  const sent = await attemptDelivery(em, delivery, rt.config, (o) => (o.statusCode === 200 ? 'ok' : 'failed'));
+  const accepted = sent.recorded && sent.verdict === 'ok';
+  if (!accepted) await rejectSelection(rt, em, deliveryId);
+  return { ...sent.outcome, ok: accepted };
+}
+
+/**
+ * A delivery claimed by a sender that never recorded an answer (it died while
+ * waiting) is failed once `timeoutMs` has passed since it was sent: by then
+ * the sender itself would have given up. Waits for that moment when it has
+ * not come yet. Returns the row's state afterwards (null: no such row).
+ */
+async function settleAbandoned(em: EntityManager, id: string, timeoutMs: number): Promise<WebhookDelivery['state'] | null> {
+  const conn = em.getConnection();
+  const [row] = await conn.execute<Array<{ state: WebhookDelivery['state']; remaining_ms: number | null }>>(
+    `select state, ceil(extract(epoch from (sent_at + ? * interval '1 millisecond' - now())) * 1000)::int as remaining_ms
+       from webhook_delivery where id = ?`,
+    [timeoutMs, id],
+  );
+  if (!row) return null;
+  if (row.state !== 'sending') return row.state;
+  if (row.remaining_ms !== null && row.remaining_ms > 0) await sleep(Math.min(row.remaining_ms, timeoutMs));
+  await conn.execute(
+    `update webhook_delivery set state = 'failed', error = ?, completed_at = now()
+      where id = ? and state = 'sending' and sent_at <= now() - ? * interval '1 millisecond'`,
+    [ABANDONED_ERROR, id, timeoutMs],
+    'run',
+  );
+  const [after] = await conn.execute<Array<{ state: WebhookDelivery['state'] }>>(`select state from webhook_delivery where id = ?`, [id]);
+  return after?.state ?? null;
+}
+
+/**
+ * The generator rejected the selection: ACEPTADA (or ASIGNADA by its own
+ * central) → INACTIVA. Idempotent: an offer already moved on is left alone.
+ */
+async function rejectSelection(rt: Runtime, em: EntityManager, deliveryId: string): Promise<void> {
+  const delivery = await em.findOne(WebhookDelivery, { id: deliveryId }, { refresh: true });
+  const uuid = delivery?.offer?.uuid;
+  if (!uuid) return;
+  const moved = await em.fork().transactional(async (tx) => {
+    const offer = await lockOffer(tx, uuid);
+    if (!offer) return null;
+    await tx.populate(offer, ['generator', 'assignedCentral']);
+    const ownAssignment = offer.state === 'ASIGNADA' && offer.assignedCentral?.nit === offer.generator.nit;
+    if (offer.state !== 'ACEPTADA' && !ownAssignment) return null;
+    const result = await transition(tx, offer, {
+      to: 'INACTIVA',
+      by: 'webhook-rechazado',
+      actor: 'system:webhook-dispatch',
+      detail: { deliveryId, statusCode: delivery.statusCode ?? null, error: delivery.error ?? null },
+    });
+    return { ref: { uuid, generatorId: offer.generator.id }, result };
+  });
+  if (moved) await announceTransition(rt, moved.ref, moved.result);
+}
+
+/**
+ * Re-enqueues the acceptance notification of an offer when it is still
+ * pending or claimed-but-unanswered (a process died between commit and
+ * enqueue, or while sending). Harmless otherwise: the job id is the same and
+ * the claim decides.
+ */
+export async function resumeAcceptance(rt: Runtime, offerUuid: string): Promise<void> {
+  const open = await rt.orm.em
+    .fork()
+    .find(WebhookDelivery, { offer: offerUuid, kind: 'acceptance', state: { $in: ['pending', 'sending'] } }, { fields: ['id'] });
+  for (const d of open) await enqueueAcceptance(rt, d.id);
+}

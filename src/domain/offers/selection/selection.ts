@@ -1,0 +1,75 @@
+/**
+ * Selecting a response, whoever decides it: the evaluation at the deadline
+ * (ABIERTA → ACEPTADA), an own-central acceptance (ABIERTA → ASIGNADA) or a
+ * late acceptance (SIN_RESPUESTA → ACEPTADA). Inside the caller's
+ * transaction, on the offer locked FOR UPDATE: the assignment, the stored
+ * ranking, the audit row and the pending acceptance notification commit
+ * together, so a selection happens once and is notified once.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../../../config/index.js';
+import type { Offer, OfferResponse } from '../../../db/entities/index.js';
+import type { Runtime } from '../../../main/runtime.js';
+import type { OfferState } from '../lifecycle/states.js';
+import { enqueueAcceptance, planAcceptanceNotification } from './acceptanceNotification.js';
+import { afterCommit, announceTransition, type OfferRef } from '../lifecycle/announce.js';
+import { publishOfferEvent, type ClosedResult } from '../lifecycle/events.js';
+import { rankingEntries } from './ranking.js';
+import { responseView, type ResponseView } from '../acceptance/responses.js';
+import { transition, type TransitionResult, type Trigger } from '../lifecycle/stateMachine.js';
+
+export interface Selection {
+  offer: OfferRef;
+  result: TransitionResult;
+  /** the pending acceptance notification; null when the generator has no endpoint for it */
+  deliveryId: string | null;
+  accepted: ResponseView;
+}
+
+export interface SelectionMove {
+  to: OfferState;
+  by: Trigger;
+  actor: string;
+}
+
+/** `chosen` wins; `ranked` is every response considered, best first (stored with the selection, D2). */
+export async function selectResponse(
+  em: EntityManager,
+  cfg: Config,
+  offer: Offer,
+  chosen: OfferResponse,
+  ranked: OfferResponse[],
+  move: SelectionMove,
+): Promise<Selection> {
+  const { generator } = await em.populate(offer, ['generator']);
+  offer.assignedCentral = chosen.central;
+  offer.assignedTechnician = chosen.technician;
+  offer.acceptedResponse = chosen.id;
+  offer.ranking = rankingEntries(ranked);
+  const deliveryId = planAcceptanceNotification(em, cfg, offer, generator, chosen);
+  const result = await transition(em, offer, {
+    ...move,
+    techLat: chosen.techLat ?? null,
+    techLng: chosen.techLng ?? null,
+    detail: { responseId: chosen.id, centralId: chosen.central.id, technicianId: chosen.technician.id, deliveryId },
+  });
+  return { offer: { uuid: offer.uuid, generatorId: generator.id }, result, deliveryId, accepted: responseView(chosen) };
+}
+
+/**
+ * After the selection's commit: the notification's job first (unless the
+ * caller sends it itself), then the state notifications and the live events.
+ */
+export async function announceSelection(
+  rt: Runtime,
+  sel: Selection,
+  opts: { dispatch: boolean; closed: ClosedResult | null },
+): Promise<void> {
+  const deliveryId = sel.deliveryId;
+  if (opts.dispatch && deliveryId) {
+    await afterCommit(rt, 'enqueue acceptance notification', { uuid: sel.offer.uuid, deliveryId }, () => enqueueAcceptance(rt, deliveryId));
+  }
+  await announceTransition(rt, sel.offer, sel.result);
+  await publishOfferEvent(rt, sel.offer, 'offer.accepted', { accepted: sel.accepted });
+  if (opts.closed) await publishOfferEvent(rt, sel.offer, 'offer.closed', { result: opts.closed });
+}
