@@ -10,8 +10,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../http/auth/index.js';
-import { authenticateOperator } from '../http/auth/jwt.js';
+import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/credentials.js';
+import { authenticateOperator } from '../auth/jwt.js';
 import { keyError, systemError } from '../http/errors.js';
 
 export type Identity =

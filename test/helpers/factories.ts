@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import { ApiUser, BusinessLine, OperatorUser, ServiceType } from '../../src/db/entities/index.js';
-import { sha256Hex } from '../../src/http/auth/passwords.js';
+import { sha256Hex } from '../../src/auth/passwords.js';
 
 let seq = 0;
 const next = () => `${Date.now().toString(36)}${(++seq).toString(36)}`;

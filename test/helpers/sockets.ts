@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { WebSocket, type ClientOptions } from 'ws';
 import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
-import { signOperatorToken } from '../../src/http/auth/jwt.js';
+import { signOperatorToken } from '../../src/auth/jwt.js';
 import { basic } from './harness.js';
 import { makeApiUser, makeCentral, makeOperator, makeTechnician } from './factories.js';
 import { waitFor } from './wait.js';

@@ -10,7 +10,7 @@ import type { Runtime } from '../../main/runtime.js';
 import type { AppContext } from '../context.js';
 import { compile } from '../validation.js';
 import { OPERATOR_COOKIE } from './index.js';
-import { signOperatorToken } from './jwt.js';
+import { signOperatorToken } from '../../auth/jwt.js';
 import { loginLimiter } from './loginLimit.js';
 
 const credentialsSchema = {
