@@ -32,7 +32,7 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   // waiting in the offline queue, so a request whose change is committed is answered (the sweeper
   // repairs a lost enqueue). Workers and the real-time subscriber have connections of their own.
   const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: 1 });
-  const queues = new Queues(redis, cfg.queuePrefix);
+  const queues = new Queues(redis, cfg.queuePrefix, cfg);
   // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.
   for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);

@@ -10,7 +10,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../../../config/index.js';
 import { WebhookDelivery, type ApiUser, type Offer, type OfferResponse } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
-import { jobId } from '../../../queues/registry.js';
 import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint } from '../../../webhooks/deliveries.js';
 import type { WebhookOutcome } from '../../../webhooks/send.js';
 import { acceptancePayload } from './acceptancePayload.js';
@@ -45,9 +44,9 @@ export function planAcceptanceNotification(
   return createDelivery(em, { offer, kind: 'acceptance', receiver: generator, eventId: `acceptance-${offer.uuid}`, url, body, eventHeader: false }).id;
 }
 
-/** After commit: the job that sends it (one attempt, STYLE 5 id). */
+/** After commit: the job that sends it (one attempt, STYLE 5 id: the registry's options). */
 export async function enqueueAcceptance(rt: Runtime, deliveryId: string): Promise<void> {
-  await rt.queues.add('webhook-dispatch', 'deliver', { deliveryId }, { jobId: jobId('deliver', deliveryId), attempts: 1 });
+  await rt.queues.add('webhook-dispatch', 'deliver', { deliveryId });
 }
 
 /**
