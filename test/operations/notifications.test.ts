@@ -3,7 +3,6 @@ import nock from 'nock';
 import { randomUUID } from 'node:crypto';
 import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
 import { notifyJobId } from '../../src/domain/notifications/enqueue.js';
-import { announceTransition } from '../../src/domain/offers/lifecycle/announce.js';
 import { lockOffer, transition, type TransitionInput } from '../../src/domain/offers/lifecycle/stateMachine.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
@@ -186,12 +185,12 @@ describe('state notifications (D12)', () => {
     const winning = await respond(em, offer, prov);
     await respond(em, offer, loser);
     const move = async (input: TransitionInput, apply: (o: Offer) => void = () => undefined) => {
-      const result = await app.rt.orm.em.fork().transactional(async (tx) => {
+      // the transition declares its own notifications' enqueue, run after the commit
+      await app.rt.orm.em.fork().transactional(async (tx) => {
         const o = await lockOffer(tx, offer.uuid);
         apply(o as Offer);
         return transition(tx, o as Offer, input);
       });
-      await announceTransition(app.rt, { uuid: offer.uuid, generatorId: gen.user.id }, result);
     };
     await move({ to: 'ACEPTADA', by: 'evaluacion', actor: 'system:evaluate' }, (o) => {
       o.acceptedResponse = winning.id;

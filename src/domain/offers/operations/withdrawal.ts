@@ -8,7 +8,6 @@
 import type { ApiUser } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
 import { jobId } from '../../../queues/registry.js';
-import { announceTransition } from '../lifecycle/announce.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
@@ -34,7 +33,7 @@ export async function withdrawOffer(rt: Runtime, user: ApiUser, input: Withdrawa
     if (!offer) throw offerNotFound();
     if (!canMove(offer.state, 'NO_ASIGNADA', 'no-asignacion')) throw refusedMove(offer.state, 'no-asignacion');
     offer.motivo = input.motivo ?? null;
-    const result = await transition(em, offer, {
+    await transition(em, offer, {
       to: 'NO_ASIGNADA',
       by: 'no-asignacion',
       actor: `api-user:${user.username}`,
@@ -48,9 +47,8 @@ export async function withdrawOffer(rt: Runtime, user: ApiUser, input: Withdrawa
       'run',
       em.getTransactionContext(),
     );
-    return { uuid: offer.uuid, result };
+    return { uuid: offer.uuid };
   });
   await removeJobs(rt, out.uuid);
-  await announceTransition(rt, { uuid: out.uuid, generatorId: user.id }, out.result);
   await publishOfferEvent(rt, { uuid: out.uuid, generatorId: user.id }, 'offer.closed', { result: 'withdrawn' });
 }

@@ -13,7 +13,6 @@ import type { Runtime } from '../../../main/runtime.js';
 import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint } from '../../../webhooks/deliveries.js';
 import type { WebhookOutcome } from '../../../webhooks/send.js';
 import { acceptancePayload } from './acceptancePayload.js';
-import { announceTransition } from '../lifecycle/announce.js';
 import { lockOffer, transition } from '../lifecycle/stateMachine.js';
 
 /** What is stored as "the peer never answered" when a claimed delivery is found abandoned. */
@@ -113,15 +112,15 @@ async function rejectSelection(rt: Runtime, em: EntityManager, deliveryId: strin
     await tx.populate(offer, ['generator', 'assignedCentral']);
     const ownAssignment = offer.state === 'ASIGNADA' && offer.assignedCentral?.nit === offer.generator.nit;
     if (offer.state !== 'ACEPTADA' && !ownAssignment) return null;
-    const result = await transition(tx, offer, {
+    await transition(tx, offer, {
       to: 'INACTIVA',
       by: 'webhook-rechazado',
       actor: 'system:webhook-dispatch',
       detail: { deliveryId, statusCode: delivery.statusCode ?? null, error: delivery.error ?? null },
     });
-    return { ref: { uuid, generatorId: offer.generator.id }, result };
+    return true;
   });
-  if (moved) await announceTransition(rt, moved.ref, moved.result);
+  if (moved) rt.log.info({ uuid, deliveryId }, 'selection rejected by the generator: INACTIVA');
 }
 
 /**
