@@ -8,6 +8,7 @@
 import type { ApiUser } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
 import { jobId } from '../../../queues/registry.js';
+import { failPending } from '../../../webhooks/deliveries.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
@@ -40,13 +41,7 @@ export async function withdrawOffer(rt: Runtime, user: ApiUser, input: Withdrawa
       detail: { motivo: offer.motivo },
     });
     // An acceptance notification not yet sent must not go out for a withdrawn offer.
-    await em.getConnection().execute(
-      `update webhook_delivery set state = 'failed', error = ?, completed_at = now()
-        where offer_uuid = ? and kind = 'acceptance' and state = 'pending'`,
-      [WITHDRAWN_BEFORE_SENDING, offer.uuid],
-      'run',
-      em.getTransactionContext(),
-    );
+    await failPending(em, offer.uuid, 'acceptance', WITHDRAWN_BEFORE_SENDING);
     return { uuid: offer.uuid };
   });
   await removeJobs(rt, out.uuid);
