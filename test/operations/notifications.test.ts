@@ -18,6 +18,7 @@ import {
   offerIn,
   respond,
   startOps,
+  WITH_STATE_ENDPOINT,
   type Body,
   type Generator,
   type Provider,
@@ -137,7 +138,7 @@ describe('state notifications (D12)', () => {
   });
 
   it("signs with x-timestamp and x-signature (HMAC-SHA256 of '<timestamp>.<raw body>') and sends the receiver's x-apikey", async () => {
-    const secretGen = await makeGenerator(app.rt.orm.em.fork(), { webhookSecret: 'whsec-test', apiKey: 'generator-key-1' });
+    const secretGen = await makeGenerator(app.rt.orm.em.fork(), { ...WITH_STATE_ENDPOINT, webhookSecret: 'whsec-test', apiKey: 'generator-key-1' });
     const calls = receiver(GENERATOR_URL, '/estado');
     const offer = await offerIn(app.rt.orm.em.fork(), secretGen, 'ASIGNADA', prov);
     await progress(offer.uuid, 'EN_CAMINO');
@@ -278,7 +279,7 @@ describe('state notifications waiting for an earlier one', () => {
     });
     try {
       const em = app.rt.orm.em.fork();
-      const gen = await makeGenerator(em);
+      const gen = await makeGenerator(em, WITH_STATE_ENDPOINT);
       const prov = await makeProvider(em);
       const calls: string[] = [];
       nock(GENERATOR_URL)
