@@ -25,26 +25,9 @@ export function compile(schema: object): ValidateFunction {
 
 /**
  * Validates `body` against `schema`; throws a 400 RequestError with the
- * message `message` builds (and `extra` body fields) otherwise.
+ * message `message` builds (and `extra` body fields) otherwise. Returns the
+ * body untyped (for a schema picked at run time); see validateBody.
  */
-export function validateBody<const S extends JSONSchema>(
-  schema: S,
-  body: unknown,
-  message: (error: ErrorObject) => string,
-  status?: number,
-  extra?: Record<string, unknown>,
-): FromSchema<S>;
-export function validateBody(
-  schema: object,
-  body: unknown,
-  message: (error: ErrorObject) => string,
-  status = 400,
-  extra: Record<string, unknown> = {},
-): unknown {
-  return checkBody(schema, body, message, status, extra);
-}
-
-/** validateBody without the type inferred from the schema (for a schema picked at run time). */
 export function checkBody(
   schema: object,
   body: unknown,
@@ -60,5 +43,14 @@ export function checkBody(
   }
   return value;
 }
+
+/** checkBody, typed by the schema (json-schema-to-ts). */
+export const validateBody = checkBody as <const S extends JSONSchema>(
+  schema: S,
+  body: unknown,
+  message: (error: ErrorObject) => string,
+  status?: number,
+  extra?: Record<string, unknown>,
+) => FromSchema<S>;
 
 export type { JSONSchemaType, ErrorObject };
