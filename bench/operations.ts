@@ -16,7 +16,7 @@ import { loadConfig } from '../config/index.js';
 import { ApiUser, BusinessLine, Offer, ServiceType } from '../src/db/entities/index.js';
 import { dropDatabase, ensureDatabase, migrate } from '../src/db/database.js';
 import { enqueueStateNotification } from '../src/domain/notifications/enqueue.js';
-import { sha256Hex } from '../src/http/auth/passwords.js';
+import { sha256Hex } from '../src/auth/passwords.js';
 import { startHttpServer } from '../src/http/server.js';
 import { createRuntime, type Runtime } from '../src/main/runtime.js';
 import { createDelivery } from '../src/webhooks/deliveries.js';

@@ -6,90 +6,12 @@
 import { Ajv } from 'ajv';
 import { targetPolicy } from '../src/webhooks/targets.js';
 
-export type NodeEnv = 'development' | 'test' | 'production';
-
-export interface Config {
-  nodeEnv: NodeEnv;
-  port: number;
-  /** trust X-Forwarded-* from a reverse proxy (client IP for the login limit) */
-  trustProxy: boolean;
-  databaseUrl: string;
-  redisUrl: string;
-  offerResponseWindowMs: number;
-  offerMaxOpenMs: number;
-  requestTimeoutMs: number;
-  /** longest a SIGTERM drain may take before the process gives up and exits 1 */
-  shutdownTimeoutMs: number;
-  webhookTimeoutMs: number;
-  /** tenants' URLs may name private, loopback or link-local addresses (default: outside production only) */
-  outboundAllowPrivate: boolean;
-  /** host names and CIDRs tenants' URLs may reach whatever their range (OUTBOUND_ALLOW_HOSTS, comma-separated) */
-  outboundAllowHosts: string[];
-  loginRateLimit: number;
-  loginRateWindowS: number;
-  /** failed authentications (Basic, API key) per client IP / per username or key in the window, then 429 (D19) */
-  authFailLimitIp: number;
-  authFailLimitId: number;
-  authFailWindowS: number;
-  jwtSecret: string;
-  jwtExpiresIn: string;
-  integritySecret: string;
-  queuePrefix: string;
-  bodyLimit: string;
-  logLevel: string;
-  /** average speed (km/h) used to estimate arrival time from a distance (decisions D2) */
-  averageSpeedKmh: number;
-  /** search radius for technicians (km); wider for priority (guardian SI) offers (D8) */
-  searchRadiusKm: number;
-  prioritySearchRadiusKm: number;
-  /** a technician's position older than this (seconds) does not count for distribution; 0: never stale */
-  positionMaxAgeS: number;
-  /** how many technicians (nearest first) one offer is pushed to */
-  distributionCap: number;
-  /** fixed identity of the service operator in the acceptance notification (spec 6.1) */
-  gestorId: string;
-  gestorDni: string;
-  /** legacy variant of the acceptance notification (spec 6.1), by the legacy central's tax id */
-  legacyCentralNit: string | null;
-  legacyGestorId: string;
-  legacyGestorDni: string;
-  /** geocoder adapter (D9) */
-  geocoder: 'gazetteer' | 'nominatim' | 'google';
-  nominatimUrl: string;
-  googleGeocodingKey: string;
-  geocoderTimeoutMs: number;
-  /** how long an HTTP geocoder's "no result" is cached (seconds); results themselves are kept */
-  geocoderNegativeTtlS: number;
-  /** how many times a state notification (D12) is tried before it is given up */
-  notificationAttempts: number;
-  notificationBackoffMs: number;
-  /** how often the outbox sweeper runs (ms); 0 turns it off */
-  sweepIntervalMs: number;
-  /** most stops an offer may have (POST /add-address) */
-  maxStops: number;
-  /** the business's UTC offset: the history's date-only desde/hasta are local days (fechaCita is America/Bogota time) */
-  localUtcOffset: string;
-  /** BullMQ job lock: a job whose worker stops renewing it for this long is stalled and re-run once */
-  workerLockDurationMs: number;
-  /** how often a worker looks for stalled jobs (a killed worker's job is taken within lock + interval) */
-  workerStalledIntervalMs: number;
-  /** `npm start`: API processes sharing PORT (0: the cores less the worker processes, at least one) */
-  webProcesses: number;
-  /** `npm start`: worker processes */
-  workerProcesses: number;
-  /** real-time sockets (D10): ping interval; a socket that missed the previous pong is terminated */
-  heartbeatMs: number;
-  /** a socket whose unsent bytes pass this bound is terminated (slow client) */
-  wsMaxBufferBytes: number;
-  /** largest incoming socket message; a bigger one closes the socket (1009) */
-  wsMaxMessageBytes: number;
-}
-
 interface VarSpec {
-  key: keyof Config;
+  /** the property of Config */
+  key: string;
   type: 'string' | 'integer' | 'number' | 'boolean';
   default?: string | number | boolean | null;
-  enum?: string[];
+  enum?: readonly string[];
   minimum?: number;
   maximum?: number;
   pattern?: string;
@@ -101,21 +23,31 @@ interface VarSpec {
 
 const DEV_ONLY_SECRET = 'development-only-secret-change-me';
 
-const VARS: Record<string, VarSpec> = {
+/**
+ * Every variable, declared once: its name, the Config property it fills, its
+ * type, default and bounds. The Config type is derived from this table; the
+ * README's configuration table is checked against it (test/process/config.test.ts).
+ */
+const VARS = {
   NODE_ENV: { key: 'nodeEnv', type: 'string', default: 'development', enum: ['development', 'test', 'production'] },
   PORT: { key: 'port', type: 'integer', default: 3000, minimum: 0, maximum: 65535 },
+  /** trust X-Forwarded-* from a reverse proxy (client IP for the login limit) */
   TRUST_PROXY: { key: 'trustProxy', type: 'boolean', default: false },
   DATABASE_URL: { key: 'databaseUrl', type: 'string', default: 'postgres://postgres@127.0.0.1:5432/broker', pattern: '^postgres(ql)?://' },
   REDIS_URL: { key: 'redisUrl', type: 'string', default: 'redis://127.0.0.1:6379', pattern: '^rediss?://' },
   OFFER_RESPONSE_WINDOW_MS: { key: 'offerResponseWindowMs', type: 'integer', default: 30000, minimum: 1 },
   OFFER_MAX_OPEN_MS: { key: 'offerMaxOpenMs', type: 'integer', default: 900000, minimum: 1 },
   REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', type: 'integer', default: 60000, minimum: 1 },
+  /** longest a SIGTERM drain may take before the process gives up and exits 1 */
   SHUTDOWN_TIMEOUT_MS: { key: 'shutdownTimeoutMs', type: 'integer', default: 30000, minimum: 1 },
   WEBHOOK_TIMEOUT_MS: { key: 'webhookTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
+  /** tenants' URLs may reach private addresses; unset: true outside production only (read in loadConfig) */
   OUTBOUND_ALLOW_PRIVATE: { key: 'outboundAllowPrivate', type: 'boolean', default: null },
+  /** comma-separated host names and CIDRs allowed anyway (read in loadConfig) */
   OUTBOUND_ALLOW_HOSTS: { key: 'outboundAllowHosts', type: 'string', default: '' },
   LOGIN_RATE_LIMIT: { key: 'loginRateLimit', type: 'integer', default: 5, minimum: 1 },
   LOGIN_RATE_WINDOW_S: { key: 'loginRateWindowS', type: 'integer', default: 900, minimum: 1 },
+  /** failed authentications (Basic, API key) per client IP / per username or key in the window, then 429 (D19) */
   AUTH_FAIL_LIMIT_IP: { key: 'authFailLimitIp', type: 'integer', default: 100, minimum: 1 },
   AUTH_FAIL_LIMIT_ID: { key: 'authFailLimitId', type: 'integer', default: 10, minimum: 1 },
   AUTH_FAIL_WINDOW_S: { key: 'authFailWindowS', type: 'integer', default: 900, minimum: 1 },
@@ -125,34 +57,84 @@ const VARS: Record<string, VarSpec> = {
   QUEUE_PREFIX: { key: 'queuePrefix', type: 'string', default: 'bull', pattern: '^[A-Za-z0-9_-]+$' },
   BODY_LIMIT: { key: 'bodyLimit', type: 'string', default: '1mb', pattern: '^[0-9]+(b|kb|mb)$' },
   LOG_LEVEL: { key: 'logLevel', type: 'string', default: 'info', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+  /** average speed (km/h) used to estimate arrival time from a distance (decisions D2) */
   AVERAGE_SPEED_KMH: { key: 'averageSpeedKmh', type: 'number', default: 30, minimum: 1 },
+  /** search radius for technicians (km); wider for priority (guardian SI) offers (D8) */
   SEARCH_RADIUS_KM: { key: 'searchRadiusKm', type: 'number', default: 15, minimum: 0 },
   PRIORITY_SEARCH_RADIUS_KM: { key: 'prioritySearchRadiusKm', type: 'number', default: 30, minimum: 0 },
+  /** a technician's position older than this (seconds) does not count for distribution; 0: never stale */
   POSITION_MAX_AGE_S: { key: 'positionMaxAgeS', type: 'integer', default: 600, minimum: 0 },
+  /** how many technicians (nearest first) one offer is pushed to */
   DISTRIBUTION_CAP: { key: 'distributionCap', type: 'integer', default: 50, minimum: 1 },
+  /** fixed identity of the service operator in the acceptance notification (spec 6.1) */
   GESTOR_ID: { key: 'gestorId', type: 'string', default: 'BROKER' },
   GESTOR_DNI: { key: 'gestorDni', type: 'string', default: '900000000' },
+  /** legacy variant of the acceptance notification (spec 6.1), by the legacy central's tax id */
   LEGACY_CENTRAL_NIT: { key: 'legacyCentralNit', type: 'string', default: null, pattern: '^[0-9]{1,15}$' },
   LEGACY_GESTOR_ID: { key: 'legacyGestorId', type: 'string', default: 'BROKER-LEGACY' },
   LEGACY_GESTOR_DNI: { key: 'legacyGestorDni', type: 'string', default: '900000001' },
+  /** geocoder adapter (D9) */
   GEOCODER: { key: 'geocoder', type: 'string', default: 'gazetteer', enum: ['gazetteer', 'nominatim', 'google'] },
   NOMINATIM_URL: { key: 'nominatimUrl', type: 'string', default: 'http://127.0.0.1:8080', pattern: '^https?://' },
   GOOGLE_GEOCODING_KEY: { key: 'googleGeocodingKey', type: 'string', default: '' },
   GEOCODER_TIMEOUT_MS: { key: 'geocoderTimeoutMs', type: 'integer', default: 5000, minimum: 1 },
+  /** how long an HTTP geocoder's "no result" is cached (seconds); results themselves are kept */
   GEOCODER_NEGATIVE_TTL_S: { key: 'geocoderNegativeTtlS', type: 'integer', default: 3600, minimum: 0 },
+  /** how many times a state notification (D12) is tried before it is given up */
   NOTIFICATION_ATTEMPTS: { key: 'notificationAttempts', type: 'integer', default: 8, minimum: 1 },
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
+  /** how often the outbox sweeper runs (ms); 0 turns it off */
   SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 30000, minimum: 0 },
+  /** most stops an offer may have (POST /add-address) */
   MAX_STOPS: { key: 'maxStops', type: 'integer', default: 10, minimum: 1 },
+  /** the business's UTC offset: the history's date-only desde/hasta are local days (fechaCita is America/Bogota time) */
   LOCAL_UTC_OFFSET: { key: 'localUtcOffset', type: 'string', default: '-05:00', pattern: '^[+-](0[0-9]|1[0-4]):[0-5][0-9]$' },
+  /** BullMQ job lock: a job whose worker stops renewing it for this long is stalled and re-run once */
   WORKER_LOCK_DURATION_MS: { key: 'workerLockDurationMs', type: 'integer', default: 10000, minimum: 100 },
+  /** how often a worker looks for stalled jobs (a killed worker's job is taken within lock + interval) */
   WORKER_STALLED_INTERVAL_MS: { key: 'workerStalledIntervalMs', type: 'integer', default: 5000, minimum: 100 },
+  /** `npm start`: API processes sharing PORT (0: the cores less the worker processes, at least one) */
   WEB_PROCESSES: { key: 'webProcesses', type: 'integer', default: 0, minimum: 0, maximum: 64 },
+  /** `npm start`: worker processes */
   WORKER_PROCESSES: { key: 'workerProcesses', type: 'integer', default: 1, minimum: 1, maximum: 64 },
+  /** real-time sockets (D10): ping interval; a socket that missed the previous pong is terminated */
   HEARTBEAT_MS: { key: 'heartbeatMs', type: 'integer', default: 30000, minimum: 10 },
+  /** a socket whose unsent bytes pass this bound is terminated (slow client) */
   WS_MAX_BUFFER_BYTES: { key: 'wsMaxBufferBytes', type: 'integer', default: 1048576, minimum: 1024 },
+  /** largest incoming socket message; a bigger one closes the socket (1009) */
   WS_MAX_MESSAGE_BYTES: { key: 'wsMaxMessageBytes', type: 'integer', default: 65536, minimum: 1024 },
+} as const satisfies Record<string, VarSpec>;
+
+type Vars = typeof VARS;
+
+/** The value type a variable's spec gives: numbers, booleans, an enum's members, text (null when its default is). */
+type ValueOf<S> = S extends { type: 'integer' | 'number' }
+  ? number
+  : S extends { type: 'boolean' }
+    ? boolean
+    : S extends { enum: readonly (infer E)[] }
+      ? E
+      : S extends { default: null }
+        ? string | null
+        : string;
+
+type Derived = { readonly [N in keyof Vars as Vars[N]['key']]: ValueOf<Vars[N]> };
+
+/**
+ * The one typed configuration object (STYLE 12), derived from VARS; the two
+ * outbound-target variables are read into their final shape by loadConfig.
+ */
+export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts'> & {
+  /** tenants' URLs may name private, loopback or link-local addresses (default: outside production only) */
+  readonly outboundAllowPrivate: boolean;
+  /** host names and CIDRs tenants' URLs may reach whatever their range (OUTBOUND_ALLOW_HOSTS, comma-separated) */
+  readonly outboundAllowHosts: string[];
 };
+
+export type NodeEnv = Config['nodeEnv'];
+
+/** The names of every variable (the README's configuration table lists each). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(VARS);
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -173,7 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const problems: string[] = [];
   const out: Record<string, unknown> = {};
   const nodeEnv = env.NODE_ENV ?? 'development';
-  for (const [name, spec] of Object.entries(VARS)) {
+  for (const [name, spec] of Object.entries(VARS) as Array<[string, VarSpec]>) {
     const raw = env[name];
     if (raw === undefined || raw === '') {
       if (spec.requiredInProduction && nodeEnv === 'production') {

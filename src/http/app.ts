@@ -9,7 +9,7 @@ import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../main/runtime.js';
 import type { AppState } from './context.js';
-import { authFailLimit } from './auth/failLimit.js';
+import { authFailLimit } from '../auth/failLimit.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
 import { drainUnreadBody } from './middleware/drain.js';

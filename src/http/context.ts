@@ -1,6 +1,6 @@
 import type { Context, ParameterizedContext } from 'koa';
 import type { ApiUser, OperatorUser } from '../db/entities/index.js';
-import type { AuthFailLimit } from './auth/failLimit.js';
+import type { AuthFailLimit } from '../auth/failLimit.js';
 import type { Envelope } from './errors.js';
 
 declare module 'koa' {

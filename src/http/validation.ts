@@ -41,24 +41,6 @@ export function assertStorable(value: unknown, status = 400, extra: Record<strin
  * string or key anywhere in the body (unknown fields too) with a NUL or a lone
  * surrogate answers that 400 naming the field (D19).
  */
-export function validateBody<const S extends JSONSchema>(
-  schema: S,
-  body: unknown,
-  message: (error: ErrorObject) => string,
-  status?: number,
-  extra?: Record<string, unknown>,
-): FromSchema<S>;
-export function validateBody(
-  schema: object,
-  body: unknown,
-  message: (error: ErrorObject) => string,
-  status = 400,
-  extra: Record<string, unknown> = {},
-): unknown {
-  return checkBody(schema, body, message, status, extra);
-}
-
-/** validateBody without the type inferred from the schema (for a schema picked at run time). */
 export function checkBody(
   schema: object,
   body: unknown,
@@ -75,5 +57,14 @@ export function checkBody(
   }
   return value;
 }
+
+/** checkBody, typed by the schema (json-schema-to-ts). */
+export const validateBody = checkBody as <const S extends JSONSchema>(
+  schema: S,
+  body: unknown,
+  message: (error: ErrorObject) => string,
+  status?: number,
+  extra?: Record<string, unknown>,
+) => FromSchema<S>;
 
 export type { JSONSchemaType, ErrorObject };

@@ -11,6 +11,7 @@ import { Queues } from '../queues/queues.js';
 import { createRedis, type Redis } from '../queues/redis.js';
 import { RedisEventPublisher, type EventPublisher } from '../realtime/bus.js';
 import { createGeocoder, type Geocoder } from '../geocoding/index.js';
+import { CommitSteps } from '../domain/offers/lifecycle/announce.js';
 
 export interface Runtime {
   config: Config;
@@ -32,13 +33,13 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   // waiting in the offline queue, so a request whose change is committed is answered (the sweeper
   // repairs a lost enqueue). Workers and the real-time subscriber have connections of their own.
   const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: 1 });
-  const queues = new Queues(redis, cfg.queuePrefix);
+  const queues = new Queues(redis, cfg.queuePrefix, cfg);
   // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.
   for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
   const geocoder = createGeocoder(cfg, () => orm.em);
   let closed = false;
-  return {
+  const rt: Runtime = {
     config: cfg,
     log,
     orm,
@@ -54,6 +55,9 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
       redis.disconnect();
     },
   };
+  // Steps declared on a transaction (a transition's announcement) run after its commit.
+  orm.em.getEventManager().registerSubscriber(new CommitSteps(rt));
+  return rt;
 }
 
 /** Loads the configuration or exits with a message naming the bad variable (STYLE 12). */

@@ -18,7 +18,7 @@ import {
 } from '../db/entities/index.js';
 import { setCoverage, setTechnicianPosition } from '../geo/store.js';
 import { addressKey } from '../geocoding/index.js';
-import { sha256Hex } from '../http/auth/passwords.js';
+import { sha256Hex } from '../auth/passwords.js';
 import { SECTIONS, type Point, type ProvisionDocument, type ProvisionSummary, type Section } from './document.js';
 
 /** Serializes concurrent provisioning runs (two `npm start` on one empty database). */

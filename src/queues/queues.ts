@@ -1,14 +1,22 @@
-import { Queue, type JobsOptions } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { QUEUE_NAMES, type JobName, type JobPayload, type QueueName } from './registry.js';
+import { QUEUE_NAMES, jobOptions, type JobName, type JobPayload, type JobSettings, type QueueName } from './registry.js';
 
-/** Producers for the four queues, sharing one connection and one prefix. */
+/** What a producer may say about a job besides its payload: when (the rest is the registry's). */
+export interface EnqueueOptions {
+  delay?: number;
+  /** the id the producer expects (e.g. the sweeper, which looked it up); must be the registry's */
+  jobId?: string;
+}
+
+/** Producers for the four queues, sharing one connection and one prefix; every job's options come from the registry. */
 export class Queues {
   private readonly queues = new Map<QueueName, Queue>();
 
   constructor(
     readonly connection: Redis,
     readonly prefix: string,
+    readonly settings: JobSettings,
   ) {
     for (const name of QUEUE_NAMES) {
       this.queues.set(name, new Queue(name, { connection, prefix }));
@@ -25,13 +33,12 @@ export class Queues {
     return [...this.queues.values()];
   }
 
-  async add<Q extends QueueName, N extends JobName<Q>>(
-    queue: Q,
-    name: N,
-    data: JobPayload<Q, N>,
-    opts: JobsOptions = {},
-  ): Promise<void> {
-    await this.get(queue).add(name, data, { removeOnComplete: 1000, removeOnFail: 5000, ...opts });
+  async add<Q extends QueueName, N extends JobName<Q>>(queue: Q, name: N, data: JobPayload<Q, N>, opts: EnqueueOptions = {}): Promise<void> {
+    const options = jobOptions(queue, name, data, this.settings);
+    if (opts.jobId !== undefined && opts.jobId !== options.jobId) {
+      throw new Error(`job ${queue}/${name}: id ${opts.jobId} is not the registry's ${String(options.jobId)}`);
+    }
+    await this.get(queue).add(name, data, opts.delay === undefined ? options : { ...options, delay: opts.delay });
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,12 @@
 /**
- * The one typed job registry (STYLE 2): queue name → job name → payload.
+ * The one typed job registry (STYLE 2): queue name → job name → payload, and
+ * every job's options (id, attempts, backoff) in one table, like Immich's
+ * getJobOptions: producers give a payload and at most a delay, never options
+ * of their own, so two producers of one job cannot drift.
  * Payloads carry ids, never entities; processors reload the state (STYLE 4).
  */
+import type { JobsOptions } from 'bullmq';
+
 export interface JobRegistry {
   'offer-distribution': {
     distribute: { offerUuid: string };
@@ -35,15 +40,66 @@ export const QUEUE_NAMES: readonly QueueName[] = [
   'state-notification',
 ];
 
-/** Every job name of every queue, checked at worker boot against the handlers. */
-export const JOB_NAMES: { readonly [Q in QueueName]: readonly JobName<Q>[] } = {
-  'offer-distribution': ['distribute'],
-  'offer-evaluation': ['evaluate', 'expire'],
-  'webhook-dispatch': ['deliver'],
-  'state-notification': ['notify', 'sweep'],
-};
-
 /** BullMQ job ids may not contain ':'; ids derive from the domain id so adding twice is harmless (STYLE 5). */
 export function jobId(name: string, domainId: string): string {
   return `${name}-${domainId}`.replaceAll(':', '_');
 }
+
+/** The configuration some jobs' options come from (NOTIFICATION_ATTEMPTS, NOTIFICATION_BACKOFF_MS). */
+export interface JobSettings {
+  notificationAttempts: number;
+  notificationBackoffMs: number;
+}
+
+type OptionsTable = {
+  readonly [Q in QueueName]: { readonly [N in JobName<Q>]: (payload: JobPayload<Q, N>, settings: JobSettings) => JobsOptions };
+};
+
+/** Evaluation and expiry are idempotent (they re-check the state under a lock), so they may retry. */
+const RETRIED = { attempts: 5, backoff: { type: 'exponential', delay: 200 } } as const;
+
+/** Every job's options, by queue and name. */
+const JOB_OPTIONS: OptionsTable = {
+  'offer-distribution': {
+    distribute: ({ offerUuid }) => ({ jobId: jobId('distribute', offerUuid) }),
+  },
+  'offer-evaluation': {
+    evaluate: ({ offerUuid }) => ({ ...RETRIED, jobId: jobId('evaluate', offerUuid) }),
+    expire: ({ offerUuid }) => ({ ...RETRIED, jobId: jobId('expire', offerUuid) }),
+  },
+  'webhook-dispatch': {
+    /** spec 6.1: one attempt, never two */
+    deliver: ({ deliveryId }) => ({ jobId: jobId('deliver', deliveryId), attempts: 1 }),
+  },
+  'state-notification': {
+    notify: ({ deliveryId }, s) => ({
+      jobId: jobId('notify', deliveryId),
+      attempts: s.notificationAttempts,
+      backoff: { type: 'exponential', delay: s.notificationBackoffMs },
+    }),
+    /** the repeatable sweep's template (queues/schedules.ts); the scheduler names its jobs */
+    sweep: () => ({ removeOnComplete: 100, removeOnFail: 100 }),
+  },
+};
+
+/** Finished jobs kept for inspection (Bull Board), unless the job's entry says otherwise. */
+const KEPT = { removeOnComplete: 1000, removeOnFail: 5000 } as const;
+
+/** The options of a job (id, attempts, backoff, retention), the only place they are written. */
+export function jobOptions<Q extends QueueName, N extends JobName<Q>>(
+  queue: Q,
+  name: N,
+  payload: JobPayload<Q, N>,
+  settings: JobSettings,
+): JobsOptions {
+  const options = JOB_OPTIONS[queue][name] as (payload: JobPayload<Q, N>, settings: JobSettings) => JobsOptions;
+  return { ...KEPT, ...options(payload, settings) };
+}
+
+/** Every job name of every queue (the keys of the options table), checked at worker boot against the handlers. */
+export const JOB_NAMES: { readonly [Q in QueueName]: readonly JobName<Q>[] } = {
+  'offer-distribution': Object.keys(JOB_OPTIONS['offer-distribution']) as JobName<'offer-distribution'>[],
+  'offer-evaluation': Object.keys(JOB_OPTIONS['offer-evaluation']) as JobName<'offer-evaluation'>[],
+  'webhook-dispatch': Object.keys(JOB_OPTIONS['webhook-dispatch']) as JobName<'webhook-dispatch'>[],
+  'state-notification': Object.keys(JOB_OPTIONS['state-notification']) as JobName<'state-notification'>[],
+};

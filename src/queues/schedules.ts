@@ -1,4 +1,5 @@
 import type { Runtime } from '../main/runtime.js';
+import { jobOptions } from './registry.js';
 
 export const SWEEP_SCHEDULER_ID = 'outbox-sweep';
 
@@ -13,7 +14,7 @@ export async function startSchedules(rt: Pick<Runtime, 'config' | 'queues'>): Pr
     await queue.upsertJobScheduler(
       SWEEP_SCHEDULER_ID,
       { every: rt.config.sweepIntervalMs },
-      { name: 'sweep', data: {}, opts: { removeOnComplete: 100, removeOnFail: 100 } },
+      { name: 'sweep', data: {}, opts: jobOptions('state-notification', 'sweep', {}, rt.queues.settings) },
     );
   } else {
     await queue.removeJobScheduler(SWEEP_SCHEDULER_ID);

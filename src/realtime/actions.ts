@@ -13,7 +13,7 @@
  */
 import { RequestContext } from '@mikro-orm/core';
 import { ApiUser } from '../db/entities/index.js';
-import { AUTH_MESSAGES } from '../http/auth/index.js';
+import { AUTH_MESSAGES } from '../auth/credentials.js';
 import { respondToOffer, reportProgress, updateTechnicianPosition } from '../http/answers.js';
 import { errorAnswer } from '../http/errorMap.js';
 import { MESSAGES, keyError, systemBody } from '../http/errors.js';

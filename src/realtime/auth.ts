@@ -11,9 +11,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../http/auth/index.js';
-import type { AuthGuard } from '../http/auth/failLimit.js';
-import { authenticateOperator } from '../http/auth/jwt.js';
+import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/credentials.js';
+import type { AuthGuard } from '../auth/failLimit.js';
+import { authenticateOperator } from '../auth/jwt.js';
 import { keyError, systemError } from '../http/errors.js';
 import { IDENTITY_LIMITS } from '../limits.js';
 import { isStorableText } from '../text.js';

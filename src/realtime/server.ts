@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { authFailLimit } from '../http/auth/failLimit.js';
+import { authFailLimit } from '../auth/failLimit.js';
 import { HttpError, MESSAGES, newErrorId, systemBody } from '../http/errors.js';
 import { routeNotFoundBody } from '../http/middleware/routing.js';
 import type { Runtime } from '../main/runtime.js';

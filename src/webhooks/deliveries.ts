@@ -3,12 +3,14 @@
  * ok | failed (or back to pending, for a caller that tries again). The row is
  * created in the transaction that decides to notify; a sender claims it in one
  * statement before sending, sends it with `sendWebhook` and records the
- * answer on it. What differs between kinds stays with their callers: which
- * rows may be claimed (once, D5 and D8; again and in order, D12) and what an
- * answer means.
+ * answer on it. Every read and write of `webhook_delivery` goes through this
+ * module (the outbox sweeper's selection queries aside). What differs between
+ * kinds stays with their callers: which rows may be claimed (once, D5 and D8;
+ * again and in order, D12) and what an answer means.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WebhookDelivery, type ApiEndpointMap, type ApiUser, type DeliveryKind, type Offer } from '../db/entities/index.js';
 import type { Config } from '../../config/index.js';
 import { storableText } from '../text.js';
@@ -150,4 +152,88 @@ export async function attemptDelivery(
     ],
   );
   return { outcome, verdict, error, recorded: rows.length === 1, next: rows[0]?.next ?? null };
+}
+
+type DeliveryState = WebhookDelivery['state'];
+
+/** A row still to send or being sent. */
+const UNFINISHED = `('pending', 'sending')`;
+
+/** D5, D8: claims one delivery still pending (sent once, never again). */
+export async function claimPending(em: EntityManager, id: string): Promise<ClaimedDelivery | null> {
+  const [claimed] = await claimDeliveries(em, `d.id = ? and d.state = 'pending'`, [id]);
+  return claimed ?? null;
+}
+
+/**
+ * D12: claims an unfinished delivery of one of `kinds` unless an earlier one
+ * of the same offer to the same URL is unfinished (transition order).
+ */
+export async function claimInOrder(em: EntityManager, id: string, kinds: readonly DeliveryKind[]): Promise<ClaimedDelivery | null> {
+  const [claimed] = await claimDeliveries(
+    em,
+    `d.id = ? and d.kind in (?) and d.state in ${UNFINISHED}
+       and not exists (select 1 from webhook_delivery e
+                        where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ${UNFINISHED} and e.seq < d.seq)`,
+    [id, [...kinds]],
+  );
+  return claimed ?? null;
+}
+
+/** Whether the delivery exists, is one of `kinds` and is still to send or being sent. */
+export async function isUnfinished(em: EntityManager, id: string, kinds: readonly DeliveryKind[]): Promise<boolean> {
+  const rows = await em.execute(`select 1 from webhook_delivery where id = ? and.kind in (?) and state in ${UNFINISHED}`, [id, [...kinds]]);
+  return rows.length > 0;
+}
+
+/** The ids of an offer's deliveries of `kind` still to send or being sent. */
+export async function unfinishedOf(em: EntityManager, offerUuid: string, kind: DeliveryKind): Promise<string[]> {
+  const rows = await em.find(WebhookDelivery, { offer: offerUuid, kind, state: { $in: ['pending', 'sending'] } }, { fields: ['id'] });
+  return rows.map((d) => d.id);
+}
+
+/** The row, read afresh (its outcome after a try). */
+export async function loadDelivery(em: EntityManager, id: string): Promise<WebhookDelivery | null> {
+  return em.findOne(WebhookDelivery, { id }, { refresh: true });
+}
+
+/**
+ * Fails, in the caller's transaction, an offer's deliveries of `kind` that
+ * were not claimed yet (`error` says why); a claimed one is left to its sender.
+ */
+export async function failPending(em: EntityManager, offerUuid: string, kind: DeliveryKind, error: string): Promise<void> {
+  await em.getConnection().execute(
+    `update webhook_delivery set state = 'failed', error = ?, completed_at = now()
+      where offer_uuid = ? and kind = ? and state = 'pending'`,
+    [error, offerUuid, kind],
+    'run',
+    em.getTransactionContext(),
+  );
+}
+
+/**
+ * A delivery claimed by a sender that never recorded an answer (it died while
+ * waiting) is failed with `error` once `timeoutMs` has passed since it was
+ * sent: by then the sender itself would have given up. Waits for that moment
+ * when it has not come yet. Returns the row's state afterwards (null: no such
+ * row).
+ */
+export async function failAbandoned(em: EntityManager, id: string, timeoutMs: number, error: string): Promise<DeliveryState | null> {
+  const conn = em.getConnection();
+  const [row] = await conn.execute<Array<{ state: DeliveryState; remaining_ms: number | null }>>(
+    `select state, ceil(extract(epoch from (sent_at + ? * interval '1 millisecond' - now())) * 1000)::int as remaining_ms
+       from webhook_delivery where id = ?`,
+    [timeoutMs, id],
+  );
+  if (!row) return null;
+  if (row.state !== 'sending') return row.state;
+  if (row.remaining_ms !== null && row.remaining_ms > 0) await sleep(Math.min(row.remaining_ms, timeoutMs));
+  await conn.execute(
+    `update webhook_delivery set state = 'failed', error = ?, completed_at = now()
+      where id = ? and state = 'sending' and sent_at <= now() - ? * interval '1 millisecond'`,
+    [error, id, timeoutMs],
+    'run',
+  );
+  const [after] = await conn.execute<Array<{ state: DeliveryState }>>(`select state from webhook_delivery where id = ?`, [id]);
+  return after?.state ?? null;
 }

@@ -1,9 +1,10 @@
 /**
  * The domain does not speak HTTP (issue 10 item 2): no file under src/domain,
- * src/geo or src/geocoding imports src/http. Errors leave the domain as
- * DomainErrors (src/domain/errors.ts) and the edge maps them
- * (src/http/errorMap.ts). A plain scan of the TypeScript sources, type-only
- * imports included.
+ * src/geo or src/geocoding imports src/http, and the socket layer does not
+ * borrow the HTTP edge's Koa authentication (credentials live in src/auth).
+ * Errors leave the domain as DomainErrors (src/domain/errors.ts) and the edge
+ * maps them (src/http/errorMap.ts). A plain scan of the TypeScript sources,
+ * type-only imports included.
  */
 import { expect } from 'chai';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -54,6 +55,7 @@ const RULES: Rule[] = [
   { from: 'src/domain', forbidden: 'src/http' },
   { from: 'src/geo', forbidden: 'src/http' },
   { from: 'src/geocoding', forbidden: 'src/http' },
+  { from: 'src/realtime', forbidden: 'src/http/auth' },
 ];
 
 function violations(rule: Rule): string[] {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AUTH_MESSAGES } from '../../src/http/auth/index.js';
-import { safeEqual, sha256Hex } from '../../src/http/auth/passwords.js';
+import { safeEqual, sha256Hex } from '../../src/auth/passwords.js';
 import { resetDb } from '../helpers/db.js';
 import { expectSystemEnvelope } from '../helpers/envelopes.js';
 import { makeApiUser } from '../helpers/factories.js';

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { WebSocket } from 'ws';
 import { AUTH_MESSAGES } from '../../src/http/auth/index.js';
-import { AUTH_FAIL_MESSAGE } from '../../src/http/auth/failLimit.js';
+import { AUTH_FAIL_MESSAGE } from '../../src/auth/failLimit.js';
 import { expectKeyEnvelope, expectSystemEnvelope } from '../helpers/envelopes.js';
 import { makeApiUser } from '../helpers/factories.js';
 import { basic, startApp, type TestApp } from '../helpers/harness.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { SignJWT } from 'jose';
 import { AUTH_MESSAGES, OPERATOR_LOGIN_REQUIRED, basicOrJwtAuth } from '../../src/http/auth/index.js';
-import { JWT_AUDIENCE, JWT_ISSUER } from '../../src/http/auth/jwt.js';
+import { JWT_AUDIENCE, JWT_ISSUER } from '../../src/auth/jwt.js';
 import { ADMIN_LOGIN_MESSAGES } from '../../src/http/routes/adminLogin.js';
 import { LOGIN_MESSAGES } from '../../src/http/routes/users.js';
 import { QUEUE_NAMES } from '../../src/queues/registry.js';

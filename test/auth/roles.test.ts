@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import type { Response } from 'got';
 import { ADMIN_MESSAGES } from '../../src/http/routes/admin.js';
 import { ADMIN_LOGIN_MESSAGES } from '../../src/http/routes/adminLogin.js';
-import { signOperatorToken } from '../../src/http/auth/jwt.js';
+import { signOperatorToken } from '../../src/auth/jwt.js';
 import { jobId } from '../../src/queues/registry.js';
 import { makeOperator } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';

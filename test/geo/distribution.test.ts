@@ -4,7 +4,7 @@ import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OfferRecipient, WebhookDelivery, type ApiUser, type Central, type Technician } from '../../src/db/entities/index.js';
 import { distributeOffer } from '../../src/domain/distribution/distribute.js';
-import { signOperatorToken } from '../../src/http/auth/jwt.js';
+import { signOperatorToken } from '../../src/auth/jwt.js';
 import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeApiUser, makeCentral, makeOffer, makeOperator, makeServiceType, makeTechnician } from '../helpers/factories.js';

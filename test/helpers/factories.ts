@@ -6,7 +6,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import { ApiUser, BusinessLine, OperatorUser, ServiceType } from '../../src/db/entities/index.js';
-import { sha256Hex } from '../../src/http/auth/passwords.js';
+import { sha256Hex } from '../../src/auth/passwords.js';
+import { basic } from './harness.js';
 
 let seq = 0;
 const next = () => `${Date.now().toString(36)}${(++seq).toString(36)}`;
@@ -34,6 +35,43 @@ export async function makeApiUser(em: EntityManager, o: ApiUserOverrides = {}): 
   });
   await em.flush();
   return { user, password };
+}
+
+/** Where test generators receive their webhooks (nock intercepts it). */
+export const GENERATOR_URL = 'http://generator.test';
+/** The acceptance notification's path (spec 6.1) on GENERATOR_URL. */
+export const RESPUESTA_PATH = '/api/v1/respuesta';
+/** The state notifications' path (D12) on GENERATOR_URL. */
+export const ESTADO_PATH = '/estado';
+
+/** A generator profile that also receives the state notifications (D12) at ESTADO_PATH. */
+export const WITH_STATE_ENDPOINT = { apiEndpoint: { respuesta: RESPUESTA_PATH, estado: ESTADO_PATH } } as const;
+
+/** A generator (the API user that posts offers) and its credentials. */
+export interface Generator {
+  user: ApiUser;
+  password: string;
+  /** the Authorization header value */
+  auth: string;
+  /** the same, as headers for a socket upgrade */
+  headers: { authorization: string };
+}
+
+/**
+ * A generator with a tax id and the acceptance endpoint (spec 6.1) of its
+ * webhook profile under GENERATOR_URL; suites that follow state
+ * notifications add `estado` (WITH_STATE_ENDPOINT).
+ */
+export async function makeGenerator(em: EntityManager, o: ApiUserOverrides = {}): Promise<Generator> {
+  const { user, password } = await makeApiUser(em, {
+    businessName: 'Aseguradora Andina S.A.',
+    nit: `8${Math.floor(Math.random() * 1e8).toString().padStart(8, '0')}`,
+    urlApi: GENERATOR_URL,
+    apiEndpoint: { respuesta: RESPUESTA_PATH },
+    ...o,
+  });
+  const auth = basic(user.username, password);
+  return { user, password, auth, headers: { authorization: auth } };
 }
 
 export async function makeServiceType(em: EntityManager, o: Partial<ServiceType> = {}): Promise<ServiceType> {

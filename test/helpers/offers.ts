@@ -6,29 +6,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
-import { BOGOTA, makeApiUser, makeCentral, makeTechnician, type ApiUserOverrides } from './factories.js';
-import { basic } from './harness.js';
+import { BOGOTA, makeApiUser, makeCentral, makeTechnician } from './factories.js';
 
-export const GENERATOR_URL = 'http://generator.test';
-export const RESPUESTA_PATH = '/api/v1/respuesta';
-
-export interface Generator {
-  user: ApiUser;
-  /** Authorization header value */
-  auth: string;
-}
-
-export async function makeGenerator(em: EntityManager, o: ApiUserOverrides = {}): Promise<Generator> {
-  const { user, password } = await makeApiUser(em, {
-    businessName: 'Aseguradora Andina S.A.',
-    nit: `8${Math.floor(Math.random() * 1e8).toString().padStart(8, '0')}`,
-    apiKey: `gen-${randomBytes(8).toString('hex')}`,
-    urlApi: GENERATOR_URL,
-    apiEndpoint: { respuesta: RESPUESTA_PATH },
-    ...o,
-  });
-  return { user, auth: basic(user.username, password) };
-}
+export { GENERATOR_URL, RESPUESTA_PATH, makeGenerator, type Generator } from './factories.js';
 
 export interface Responder {
   user: ApiUser;

@@ -9,10 +9,10 @@ import { OfferResponse, WebhookDelivery, type ApiUser, type Central, type Offer,
 import type { OfferState } from '../../src/domain/offers/lifecycle/states.js';
 import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from './db.js';
-import { basic, startApp, type StartOptions, type TestApp } from './harness.js';
-import { makeApiUser, makeBusinessLine, makeCentral, makeOffer, makeServiceType, makeTechnician } from './factories.js';
+import { startApp, type StartOptions, type TestApp } from './harness.js';
+import { makeApiUser, makeBusinessLine, makeCentral, makeGenerator, makeOffer, makeServiceType, makeTechnician, WITH_STATE_ENDPOINT, type Generator } from './factories.js';
 
-export const GENERATOR_URL = 'http://generator.test';
+export { GENERATOR_URL } from './factories.js';
 export const CENTRAL_URL = 'http://central.test';
 
 export type Body = Record<string, unknown>;
@@ -28,21 +28,7 @@ export async function makeCatalog(em: EntityManager): Promise<void> {
   await makeServiceType(em, { id: 2, type: 'CONDUCTOR ELEGIDO', line: mov });
 }
 
-export interface Generator {
-  user: ApiUser;
-  auth: string;
-}
-
-export async function makeGenerator(em: EntityManager, o: Partial<ApiUser> = {}): Promise<Generator> {
-  const { user, password } = await makeApiUser(em, {
-    businessName: 'Aseguradora de Prueba S.A.',
-    nit: `8${Math.floor(Math.random() * 1e8)}`,
-    urlApi: GENERATOR_URL,
-    apiEndpoint: { respuesta: '/respuesta', estado: '/estado' },
-    ...o,
-  });
-  return { user, auth: basic(user.username, password) };
-}
+export { makeGenerator, WITH_STATE_ENDPOINT, type Generator } from './factories.js';
 
 export interface Provider {
   user: ApiUser;
@@ -90,8 +76,8 @@ export async function startOps(
   await resetDb(app.rt.orm);
   const em = app.rt.orm.em.fork();
   await makeCatalog(em);
-  const gen = await makeGenerator(em, o.generator);
-  const other = await makeGenerator(em);
+  const gen = await makeGenerator(em, { ...WITH_STATE_ENDPOINT, ...o.generator });
+  const other = await makeGenerator(em, WITH_STATE_ENDPOINT);
   const prov = await makeProvider(em, o.provider);
   return { app, em, gen, other, prov };
 }

@@ -8,8 +8,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { WebSocket, type ClientOptions } from 'ws';
 import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
-import { signOperatorToken } from '../../src/http/auth/jwt.js';
-import { basic } from './harness.js';
+import { signOperatorToken } from '../../src/auth/jwt.js';
 import { makeApiUser, makeCentral, makeOperator, makeTechnician } from './factories.js';
 import { waitFor } from './wait.js';
 
@@ -123,15 +122,7 @@ export async function stalledClient(url: string, headers: Record<string, string>
   return { socketId, socket };
 }
 
-export interface Generator {
-  user: ApiUser;
-  headers: { authorization: string };
-}
-
-export async function makeGenerator(em: EntityManager, o: Parameters<typeof makeApiUser>[1] = {}): Promise<Generator> {
-  const { user, password } = await makeApiUser(em, { endpoints: ['/oferta', '/offer-responses'], ...o });
-  return { user, headers: { authorization: basic(user.username, password) } };
-}
+export { makeGenerator, type Generator } from './factories.js';
 
 export interface Crew {
   user: ApiUser;

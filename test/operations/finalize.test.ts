@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { Offer, OfferTransition } from '../../src/db/entities/index.js';
-import { signOperatorToken } from '../../src/http/auth/jwt.js';
+import { signOperatorToken } from '../../src/auth/jwt.js';
 import { makeOperator } from '../helpers/factories.js';
 import { basic, type TestApp } from '../helpers/harness.js';
 import { bodyOf, deliveriesOf, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';

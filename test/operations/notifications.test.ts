@@ -3,7 +3,6 @@ import nock from 'nock';
 import { randomUUID } from 'node:crypto';
 import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
 import { notifyJobId } from '../../src/domain/notifications/enqueue.js';
-import { announceTransition } from '../../src/domain/offers/lifecycle/announce.js';
 import { lockOffer, transition, type TransitionInput } from '../../src/domain/offers/lifecycle/stateMachine.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
@@ -19,6 +18,7 @@ import {
   offerIn,
   respond,
   startOps,
+  WITH_STATE_ENDPOINT,
   type Body,
   type Generator,
   type Provider,
@@ -138,7 +138,7 @@ describe('state notifications (D12)', () => {
   });
 
   it("signs with x-timestamp and x-signature (HMAC-SHA256 of '<timestamp>.<raw body>') and sends the receiver's x-apikey", async () => {
-    const secretGen = await makeGenerator(app.rt.orm.em.fork(), { webhookSecret: 'whsec-test', apiKey: 'generator-key-1' });
+    const secretGen = await makeGenerator(app.rt.orm.em.fork(), { ...WITH_STATE_ENDPOINT, webhookSecret: 'whsec-test', apiKey: 'generator-key-1' });
     const calls = receiver(GENERATOR_URL, '/estado');
     const offer = await offerIn(app.rt.orm.em.fork(), secretGen, 'ASIGNADA', prov);
     await progress(offer.uuid, 'EN_CAMINO');
@@ -186,12 +186,12 @@ describe('state notifications (D12)', () => {
     const winning = await respond(em, offer, prov);
     await respond(em, offer, loser);
     const move = async (input: TransitionInput, apply: (o: Offer) => void = () => undefined) => {
-      const result = await app.rt.orm.em.fork().transactional(async (tx) => {
+      // the transition declares its own notifications' enqueue, run after the commit
+      await app.rt.orm.em.fork().transactional(async (tx) => {
         const o = await lockOffer(tx, offer.uuid);
         apply(o as Offer);
         return transition(tx, o as Offer, input);
       });
-      await announceTransition(app.rt, { uuid: offer.uuid, generatorId: gen.user.id }, result);
     };
     await move({ to: 'ACEPTADA', by: 'evaluacion', actor: 'system:evaluate' }, (o) => {
       o.acceptedResponse = winning.id;
@@ -279,7 +279,7 @@ describe('state notifications waiting for an earlier one', () => {
     });
     try {
       const em = app.rt.orm.em.fork();
-      const gen = await makeGenerator(em);
+      const gen = await makeGenerator(em, WITH_STATE_ENDPOINT);
       const prov = await makeProvider(em);
       const calls: string[] = [];
       nock(GENERATOR_URL)

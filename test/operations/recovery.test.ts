@@ -6,6 +6,7 @@ import { planAcceptanceNotification } from '../../src/domain/offers/selection/ac
 import { notifyJobId } from '../../src/domain/notifications/enqueue.js';
 import { SWEEP_LIMIT, SWEEP_SCAN_PAGES, sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
+import { RESPUESTA_PATH } from '../helpers/factories.js';
 import { ABANDONED_ERROR } from '../../src/domain/offers/selection/acceptanceNotification.js';
 import type { TestApp } from '../helpers/harness.js';
 import { CENTRAL_URL, GENERATOR_URL, offerIn, respond, startOps, type Generator, type Provider } from '../helpers/ops.js';
@@ -35,7 +36,7 @@ describe('outbox sweeper: lost acceptance and distribution jobs', () => {
     const received = new Map<string, number>();
     nock(GENERATOR_URL)
       .persist()
-      .put('/respuesta')
+      .put(RESPUESTA_PATH)
       .reply(200, (_uri, body) => {
         const id = String((body as { id: unknown }).id);
         received.set(id, (received.get(id) ?? 0) + 1);

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { ConfigError, loadConfig } from '../../config/index.js';
+import { readFileSync } from 'node:fs';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../config/index.js';
 import { spawnEntry } from '../helpers/spawn.js';
 
 const problems = (env: Record<string, string>): string[] => {
@@ -61,5 +62,15 @@ describe('configuration (STYLE 12)', () => {
     expect(code).to.equal(1);
     expect(p.stderr()).to.equal('Invalid configuration:\n  PORT="abc" is invalid: must be integer\n');
     expect(p.stdout()).to.equal('');
+  });
+
+  it('is declared once: the README\'s configuration table names exactly the variables the loader reads', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration'));
+    expect(section, 'a "## Configuration" section').to.be.a('string');
+    const rows = (section as string).split('\n').filter((line) => line.startsWith('| `'));
+    const named = new Set(rows.flatMap((row) => [...row.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])));
+    expect([...CONFIG_VARIABLES].filter((name) => !named.has(name)), 'variables missing from the README').to.deep.equal([]);
+    expect([...named].filter((name) => !CONFIG_VARIABLES.includes(name)), 'README rows naming no variable').to.deep.equal([]);
   });
 });

@@ -4,7 +4,7 @@ import { loadConfig } from '../../config/index.js';
 import { ApiUser, Central, GazetteerEntry, OperatorUser, ServiceType, Technician } from '../../src/db/entities/index.js';
 import { setTechnicianPosition } from '../../src/geo/store.js';
 import { GazetteerGeocoder } from '../../src/geocoding/index.js';
-import { sha256Hex } from '../../src/http/auth/passwords.js';
+import { sha256Hex } from '../../src/auth/passwords.js';
 import { createRuntime, type Runtime } from '../../src/main/runtime.js';
 import { provision, type ProvisionResult, type ProvisionSummary } from '../../src/provisioning/index.js';
 import { resetDb } from '../helpers/db.js';

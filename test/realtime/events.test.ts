@@ -2,7 +2,6 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import type { ApiUser } from '../../src/db/entities/index.js';
 import { Offer } from '../../src/db/entities/index.js';
-import { announceTransition } from '../../src/domain/offers/lifecycle/announce.js';
 import { lockOffer, transition } from '../../src/domain/offers/lifecycle/stateMachine.js';
 import type { Audience } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';
@@ -79,14 +78,13 @@ describe('real time: events the server pushes', () => {
     expect(seenByA).to.deep.equal([]);
   });
 
-  it('a real transition reaches the generator as offer.state after commit', async () => {
+  it('a real transition reaches the generator as offer.state after commit, announced by the transition itself', async () => {
     const em = app.rt.orm.em.fork();
     const offer = await makeOffer(em, genA.user);
-    const result = await em.transactional(async (tx) => {
+    await em.transactional(async (tx) => {
       const locked = await lockOffer(tx, offer.uuid);
       return transition(tx, locked as Offer, { to: 'NO_ASIGNADA', by: 'no-asignacion', actor: 'test' });
     });
-    await announceTransition(app.rt, { uuid: offer.uuid, generatorId: genA.user.id }, result);
     const f = await a.next('offer.state', (x) => (x.data as { uuid: string }).uuid === offer.uuid);
     expect(f.data).to.include({ uuid: offer.uuid, estado: 'NO_ASIGNADA', anterior: 'ABIERTA' });
     expect(Date.parse((f.data as { fecha: string }).fecha)).to.be.a('number').and.not.NaN;

@@ -9,9 +9,8 @@
  * same statement) and one records the answer and names the next delivery
  * to the same receiver. Sending and recording are src/webhooks/deliveries.ts.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Runtime } from '../../main/runtime.js';
-import { attemptDelivery, claimDeliveries, type ClaimedDelivery } from '../../webhooks/deliveries.js';
+import { attemptDelivery, claimInOrder, isUnfinished } from '../../webhooks/deliveries.js';
 
 export type DeliveryOutcome =
   /** gone, finished already, or not a state notification */
@@ -24,30 +23,14 @@ export type DeliveryOutcome =
   | { kind: 'retry'; afterMs: number | null; reason: string }
   | { kind: 'gave-up'; reason: string; next: string | null };
 
-const UNFINISHED = `('pending', 'sending')`;
-
-/** Marks the delivery sending (one more attempt) unless it is finished or an earlier one to its receiver is not. */
-async function claim(em: EntityManager, id: string): Promise<ClaimedDelivery | null> {
-  const [claimed] = await claimDeliveries(
-    em,
-    `d.id = ? and d.kind in ('state', 'novedad') and d.state in ${UNFINISHED}
-       and not exists (select 1 from webhook_delivery e
-                        where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ${UNFINISHED} and e.seq < d.seq)`,
-    [id],
-  );
-  return claimed ?? null;
-}
-
-async function isUnfinished(em: EntityManager, id: string): Promise<boolean> {
-  const rows = await em.execute(`select 1 from webhook_delivery where id = ? and kind in ('state', 'novedad') and state in ${UNFINISHED}`, [id]);
-  return rows.length > 0;
-}
+/** The kinds this module sends. */
+const KINDS = ['state', 'novedad'] as const;
 
 export async function deliverStateNotification(rt: Pick<Runtime, 'orm' | 'config'>, deliveryId: string): Promise<DeliveryOutcome> {
   const em = rt.orm.em.fork();
-  const d = await claim(em, deliveryId);
+  const d = await claimInOrder(em, deliveryId, KINDS);
   if (!d) {
-    return (await isUnfinished(em, deliveryId)) ? { kind: 'waiting', ms: rt.config.notificationBackoffMs } : { kind: 'skipped' };
+    return (await isUnfinished(em, deliveryId, KINDS)) ? { kind: 'waiting', ms: rt.config.notificationBackoffMs } : { kind: 'skipped' };
   }
   const lastTry = d.attempts >= rt.config.notificationAttempts;
   const sent = await attemptDelivery(em, d, rt.config, (o) => (o.ok ? 'ok' : lastTry ? 'failed' : 'pending'));

@@ -2,21 +2,13 @@ import type { Runtime } from '../../main/runtime.js';
 import { jobId } from '../../queues/registry.js';
 
 /**
- * Enqueues a planned state notification (D12) with its retry policy:
- * NOTIFICATION_ATTEMPTS tries, exponential backoff from NOTIFICATION_BACKOFF_MS.
- * The job id derives from the delivery, so enqueueing twice is harmless.
+ * Enqueues a planned state notification (D12); its retry policy
+ * (NOTIFICATION_ATTEMPTS tries, exponential backoff from
+ * NOTIFICATION_BACKOFF_MS) and id are the registry's. The job id derives from
+ * the delivery, so enqueueing twice is harmless.
  */
-export async function enqueueStateNotification(rt: Pick<Runtime, 'config' | 'queues'>, deliveryId: string): Promise<void> {
-  await rt.queues.add(
-    'state-notification',
-    'notify',
-    { deliveryId },
-    {
-      jobId: notifyJobId(deliveryId),
-      attempts: rt.config.notificationAttempts,
-      backoff: { type: 'exponential', delay: rt.config.notificationBackoffMs },
-    },
-  );
+export async function enqueueStateNotification(rt: Pick<Runtime, 'queues'>, deliveryId: string): Promise<void> {
+  await rt.queues.add('state-notification', 'notify', { deliveryId });
 }
 
 export function notifyJobId(deliveryId: string): string {

@@ -13,7 +13,7 @@ import { LoginInput } from '../openapi/requests.js';
 import { compile } from '../validation.js';
 import { findUnstorableText, unstorableTextMessage } from '../../text.js';
 import { OPERATOR_COOKIE } from './index.js';
-import { signOperatorToken } from './jwt.js';
+import { signOperatorToken } from '../../auth/jwt.js';
 import { loginLimiter } from './loginLimit.js';
 
 export type LoginOutcome =

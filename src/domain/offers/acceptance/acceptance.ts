@@ -19,8 +19,8 @@ import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../../main/runtime.js';
 import { profileEndpoint } from '../../../webhooks/deliveries.js';
 import { dispatchAcceptance } from '../selection/acceptanceNotification.js';
-import { announceTransition } from '../lifecycle/announce.js';
 import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../../geo/coordinates.js';
+import { onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { UUID_PATTERN } from '../create/input.js';
 import { responseView } from './responses.js';
@@ -164,6 +164,9 @@ async function decide(rt: Runtime, em: EntityManager, p: Parties, figures: Respo
   const refused = refusal(offer.state);
   if (refused) throw refused;
   const response = await upsertResponse(em, { ...p, offer }, figures);
+  // Declared before any move, so the live events keep their order: the response, then the state.
+  const view = responseView(response);
+  onCommit(em, (rt) => publishOfferEvent(rt, { uuid: offer.uuid, generatorId: p.generator.id }, 'offer.response', { response: view }));
   const actor = `central:${p.central.nit}`;
   if (offer.state === 'SIN_RESPUESTA') {
     const selection = await selectResponse(em, rt.config, offer, response, [response], { to: 'ACEPTADA', by: 'aceptacion-tardia', actor });
@@ -178,7 +181,6 @@ async function decide(rt: Runtime, em: EntityManager, p: Parties, figures: Respo
 
 /** D4c after its commit: the forward to the generator decides ACEPTADA or INACTIVA. */
 async function forwardLateAcceptance(rt: Runtime, p: Parties, selection: Selection): Promise<AcceptanceOutcome> {
-  await announceTransition(rt, selection.offer, selection.result);
   const outcome = selection.deliveryId ? await dispatchAcceptance(rt, selection.deliveryId) : null;
   if (!outcome?.ok) return { kind: 'forward-rejected', replyBody: outcome?.replyBody ?? null };
   await publishOfferEvent(rt, selection.offer, 'offer.accepted', { accepted: selection.accepted });
@@ -198,8 +200,6 @@ export async function acceptOffer(rt: Runtime, caller: ApiUser, input: Acceptanc
     rt.config.averageSpeedKmh,
   );
   const decision = await em.transactional((tx) => decide(rt, tx, parties, figures));
-  const ref = { uuid: parties.offer.uuid, generatorId: parties.generator.id };
-  await publishOfferEvent(rt, ref, 'offer.response', { response: responseView(decision.response) });
   if (decision.kind === 'late') return forwardLateAcceptance(rt, parties, decision.selection);
   if (decision.kind === 'own') await announceSelection(rt, decision.selection, { dispatch: true, closed: 'assigned-own' });
   return { kind: 'recorded' };

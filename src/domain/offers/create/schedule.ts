@@ -1,15 +1,12 @@
 /**
  * The jobs of an open offer (STYLE 5, 6): distribution now, evaluation at the
- * deadline, expiry OFFER_MAX_OPEN_MS after creation. Job ids derive from the
+ * deadline, expiry OFFER_MAX_OPEN_MS after creation (their ids, attempts and
+ * backoff are the registry's, src/queues/registry.ts). Job ids derive from the
  * uuid, so scheduling an offer again (a retried POST /oferta) is harmless and
  * repairs an offer whose first enqueue failed after its commit.
  */
 import type { Offer } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
-import { jobId } from '../../../queues/registry.js';
-
-/** Evaluation and expiry are idempotent (they re-check the state under a lock), so they may retry. */
-const RETRIED = { attempts: 5, backoff: { type: 'exponential', delay: 200 } } as const;
 
 export async function scheduleOfferJobs(
   rt: Runtime,
@@ -19,8 +16,8 @@ export async function scheduleOfferJobs(
   const after = (at: Date | null | undefined) => Math.max(0, (at ?? now).getTime() - now.getTime());
   const data = { offerUuid: offer.uuid };
   await Promise.all([
-    rt.queues.add('offer-distribution', 'distribute', data, { jobId: jobId('distribute', offer.uuid) }),
-    rt.queues.add('offer-evaluation', 'evaluate', data, { ...RETRIED, jobId: jobId('evaluate', offer.uuid), delay: after(offer.deadlineAt) }),
-    rt.queues.add('offer-evaluation', 'expire', data, { ...RETRIED, jobId: jobId('expire', offer.uuid), delay: after(offer.expiresAt) }),
+    rt.queues.add('offer-distribution', 'distribute', data),
+    rt.queues.add('offer-evaluation', 'evaluate', data, { delay: after(offer.deadlineAt) }),
+    rt.queues.add('offer-evaluation', 'expire', data, { delay: after(offer.expiresAt) }),
   ]);
 }

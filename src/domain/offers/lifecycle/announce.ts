@@ -1,9 +1,16 @@
 /**
- * After a transition's transaction has committed (STYLE 6): enqueue its
- * state notifications (D12) and publish the live `offer.state` event (D10).
- * Neither can fail the request: the move is committed. A lost enqueue is
- * logged and picked up by the outbox sweeper; a lost event is only logged.
+ * After a transaction has committed (STYLE 6): the steps it declared. A
+ * transition declares its own (stateMachine.ts: enqueue its state
+ * notifications (D12) and publish the live `offer.state` event (D10)) on the
+ * transaction it runs in, so no caller can forget them; other code declares
+ * its steps with `onCommit`. They run in order, once the root transaction has
+ * committed (MikroORM's afterTransactionCommit, subscribed in
+ * src/main/runtime.ts), and are dropped when it rolls back. None can fail
+ * what is committed: a lost enqueue is logged and picked up by the outbox
+ * sweeper; a lost event is only logged.
  */
+import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Runtime } from '../../../main/runtime.js';
 import { enqueueStateNotification } from '../../notifications/enqueue.js';
 import { publishOfferEvent } from './events.js';
@@ -12,6 +19,30 @@ import type { TransitionResult } from './stateMachine.js';
 export interface OfferRef {
   uuid: string;
   generatorId: number;
+}
+
+/** A step that follows a commit. */
+export type CommitStep = (rt: Runtime) => Promise<void>;
+
+/** The steps of each open root transaction, by the EntityManager fork it runs in. */
+const pending = new WeakMap<object, CommitStep[]>();
+
+function stepsOf(em: EntityManager): CommitStep[] {
+  const steps = pending.get(em);
+  if (!steps) {
+    throw new Error('after-commit steps need a root transaction: run this inside em.transactional() of the runtime\'s ORM, not nested in another');
+  }
+  return steps;
+}
+
+/** Throws unless `em` runs a root transaction whose commit will run its steps. */
+export function requireCommitSteps(em: EntityManager): void {
+  stepsOf(em);
+}
+
+/** Declares a step to run after `em`'s transaction commits. */
+export function onCommit(em: EntityManager, step: CommitStep): void {
+  stepsOf(em).push(step);
 }
 
 /**
@@ -27,9 +58,34 @@ export async function afterCommit(rt: Runtime, step: string, context: Record<str
   }
 }
 
+/** What a transition declares: its state notifications' jobs, then the live `offer.state` event. */
 export async function announceTransition(rt: Runtime, offer: OfferRef, result: TransitionResult): Promise<void> {
   for (const deliveryId of result.notificationIds) {
     await afterCommit(rt, 'enqueue state notification', { uuid: offer.uuid, deliveryId }, () => enqueueStateNotification(rt, deliveryId));
   }
   await publishOfferEvent(rt, offer, 'offer.state', { estado: result.to, anterior: result.from, fecha: new Date().toISOString() });
+}
+
+/** Declares the announcement of a move on the transaction that makes it. */
+export function announceOnCommit(em: EntityManager, offer: OfferRef, result: TransitionResult): void {
+  onCommit(em, (rt) => announceTransition(rt, offer, result));
+}
+
+/** The MikroORM subscriber that runs the declared steps after each root transaction's commit. */
+export class CommitSteps implements EventSubscriber {
+  constructor(private readonly rt: Runtime) {}
+
+  afterTransactionStart(args: TransactionEventArgs): void {
+    pending.set(args.em, []);
+  }
+
+  async afterTransactionCommit(args: TransactionEventArgs): Promise<void> {
+    const steps = pending.get(args.em) ?? [];
+    pending.delete(args.em);
+    for (const step of steps) await afterCommit(this.rt, 'after commit', {}, () => step(this.rt));
+  }
+
+  afterTransactionRollback(args: TransactionEventArgs): void {
+    pending.delete(args.em);
+  }
 }

@@ -9,6 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer, OfferTransition } from '../../../db/entities/index.js';
 import { DomainError, type RefusedOperation } from '../../errors.js';
 import { planStateNotifications } from '../../notifications/plan.js';
+import { announceOnCommit, requireCommitSteps } from './announce.js';
 import { ensureServiceCodes } from './codes.js';
 import type { OfferState } from './states.js';
 import { auditActor } from '../../../limits.js';
@@ -81,7 +82,7 @@ export interface TransitionInput {
 export interface TransitionResult {
   from: OfferState | null;
   to: OfferState;
-  /** webhook_delivery ids created in the same transaction; enqueue them after commit (STYLE 6) */
+  /** webhook_delivery ids created in the same transaction; enqueued after commit (STYLE 6) by the declared announcement */
   notificationIds: string[];
 }
 
@@ -95,11 +96,15 @@ export async function lockOffer(em: EntityManager, uuid: string, where: Record<s
 
 /**
  * Moves a locked offer (see lockOffer) to `to`, writes the audit row and plans
- * the state notifications (D12) in the same transaction. An offer reaching
- * ASIGNADA gets its service codes (D6) here, whichever path assigned it. Throws the 403 of
- * refusedMove when the table does not allow it. Call inside em.transactional.
+ * the state notifications (D12) in the same transaction, and declares their
+ * announcement on it (announce.ts: enqueued and published once it commits, so
+ * no caller can forget them). An offer reaching ASIGNADA gets its service
+ * codes (D6) here, whichever path assigned it. Throws `offer.move-refused`
+ * (refusedMove) when the table does not allow it. Call inside a root
+ * em.transactional; anywhere else it throws before changing anything.
  */
 export async function transition(em: EntityManager, offer: Offer, input: TransitionInput): Promise<TransitionResult> {
+  requireCommitSteps(em);
   const from = offer.state;
   if (!canMove(from, input.to, input.by)) throw refusedMove(from, input.by, input.to);
   offer.state = input.to;
@@ -116,7 +121,9 @@ export async function transition(em: EntityManager, offer: Offer, input: Transit
   });
   const notificationIds = await planStateNotifications(em, offer, from, input.to);
   await em.flush();
-  return { from, to: input.to, notificationIds };
+  const result = { from, to: input.to, notificationIds };
+  announceOnCommit(em, { uuid: offer.uuid, generatorId: offer.generator.id }, result);
+  return result;
 }
 
 /** The triggers that create an offer. */

@@ -6,7 +6,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, OfferResponse, Technician, type ApiUser, type Offer } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
-import { announceTransition } from '../lifecycle/announce.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 
@@ -45,14 +44,13 @@ export async function confirmAssignment(rt: Runtime, user: ApiUser, input: Assig
     offer.assignedTechnician = technician;
     if (input.placa !== undefined) offer.placa = input.placa;
     if (input.observaciones !== undefined) offer.observacionesAsignacion = input.observaciones;
-    const result = await transition(em, offer, {
+    await transition(em, offer, {
       to: 'ASIGNADA',
       by: 'asignacion',
       actor: `api-user:${user.username}`,
       detail: { central: central.nit, placa: input.placa ?? null },
     });
-    return { uuid: offer.uuid, result, centralName: central.name, codigoServicio: offer.codigoServicio as string };
+    return { uuid: offer.uuid, centralName: central.name, codigoServicio: offer.codigoServicio as string };
   });
-  await announceTransition(rt, { uuid: out.uuid, generatorId: user.id }, out.result);
   return { centralName: out.centralName, codigoServicio: out.codigoServicio };
 }

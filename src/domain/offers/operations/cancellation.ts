@@ -4,7 +4,6 @@
  */
 import { Central, type ApiUser } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
-import { announceTransition } from '../lifecycle/announce.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 
@@ -22,14 +21,13 @@ export async function cancelService(rt: Runtime, user: ApiUser, input: Cancellat
     if (centralId === undefined) throw new Error(`offer ${offer.uuid} is ${offer.state} without an assigned central`);
     const central = await em.findOneOrFail(Central, centralId);
     offer.motivo = input.motivo ?? null;
-    const result = await transition(em, offer, {
+    await transition(em, offer, {
       to: 'CANCELADA',
       by: 'cancelacion',
       actor: `api-user:${user.username}`,
       detail: { motivo: offer.motivo },
     });
-    return { uuid: offer.uuid, result, centralName: central.name };
+    return { uuid: offer.uuid, centralName: central.name };
   });
-  await announceTransition(rt, { uuid: out.uuid, generatorId: user.id }, out.result);
   return { centralName: out.centralName };
 }

@@ -9,7 +9,7 @@
 import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../../main/runtime.js';
-import { announceTransition } from '../lifecycle/announce.js';
+import { announceOnCommit } from '../lifecycle/announce.js';
 import { freeServiceCodes } from '../lifecycle/codes.js';
 import { draftOffer, type OfferInput } from '../create/input.js';
 import { prepareOffer } from '../create/prepare.js';
@@ -58,10 +58,12 @@ export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAs
       socketId: null,
       assignment: { centralId: central.id, technicianId: technician?.id ?? null, ...codes },
     };
-    return { inserted: await insertOffer(tx, offer, { by: 'asignacion-directa', actor: `api-user:${user.username}` }), codes };
+    const inserted = await insertOffer(tx, offer, { by: 'asignacion-directa', actor: `api-user:${user.username}` });
+    // (none) → ASIGNADA is announced like any move: the live offer.state once committed.
+    if (inserted === 'inserted') announceOnCommit(tx, { uuid: draft.uuid, generatorId: user.id }, { from: null, to: 'ASIGNADA', notificationIds: [] });
+    return { inserted, codes };
   });
   if (inserted === 'unknown-type') throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
   if (inserted === 'uuid-exists') throw new DomainError('offer.uuid-exists', { uuid: draft.uuid });
-  await announceTransition(rt, { uuid: draft.uuid, generatorId: user.id }, { from: null, to: 'ASIGNADA', notificationIds: [] });
   return { uuid: draft.uuid, centralName: central.name, ...codes };
 }

@@ -6,7 +6,6 @@
 import type { ApiUser, OperatorUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../../main/runtime.js';
-import { announceTransition } from '../lifecycle/announce.js';
 import { lockOwnOffer } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 
@@ -23,12 +22,10 @@ export type FinalizeCaller = { apiUser: ApiUser } | { operator: Pick<OperatorUse
 export async function finalizeService(rt: Runtime, caller: FinalizeCaller, uuid: string): Promise<void> {
   const generatorId = 'apiUser' in caller ? caller.apiUser.id : null;
   const actor = 'apiUser' in caller ? `api-user:${caller.apiUser.username}` : `operator:${caller.operator.username}`;
-  const out = await rt.orm.em.transactional(async (em) => {
+  await rt.orm.em.transactional(async (em) => {
     const offer = await lockOwnOffer(em, uuid, generatorId);
     if (!offer) throw new DomainError('finalize.not-found', { uuid });
     if (!canMove(offer.state, 'FINALIZADA', 'finalize')) throw refusedMove(offer.state, 'finalize');
-    const result = await transition(em, offer, { to: 'FINALIZADA', by: 'finalize', actor });
-    return { uuid: offer.uuid, generatorId: offer.generator.id, result };
+    await transition(em, offer, { to: 'FINALIZADA', by: 'finalize', actor });
   });
-  await announceTransition(rt, { uuid: out.uuid, generatorId: out.generatorId }, out.result);
 }

@@ -15,7 +15,6 @@ import { readPoint } from '../../../geo/coordinates.js';
 import { setTechnicianPosition } from '../../../geo/store.js';
 import type { Runtime } from '../../../main/runtime.js';
 import { DomainError } from '../../errors.js';
-import { announceTransition } from '../lifecycle/announce.js';
 import { lockOwnOffer } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 import type { OfferState } from '../lifecycle/states.js';
@@ -89,6 +88,5 @@ export async function reportServiceProgress(rt: Runtime, caller: ProgressCaller,
     return { uuid: offer.uuid, generatorId: offer.generator.id, result };
   });
   if (!out.result) return { state: input.estado, moved: false };
-  await announceTransition(rt, { uuid: out.uuid, generatorId: out.generatorId }, out.result);
   return { state: out.result.to, moved: true };
 }

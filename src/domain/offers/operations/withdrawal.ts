@@ -8,7 +8,7 @@
 import type { ApiUser } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
 import { jobId } from '../../../queues/registry.js';
-import { announceTransition } from '../lifecycle/announce.js';
+import { failPending } from '../../../webhooks/deliveries.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
@@ -34,23 +34,16 @@ export async function withdrawOffer(rt: Runtime, user: ApiUser, input: Withdrawa
     if (!offer) throw offerNotFound();
     if (!canMove(offer.state, 'NO_ASIGNADA', 'no-asignacion')) throw refusedMove(offer.state, 'no-asignacion');
     offer.motivo = input.motivo ?? null;
-    const result = await transition(em, offer, {
+    await transition(em, offer, {
       to: 'NO_ASIGNADA',
       by: 'no-asignacion',
       actor: `api-user:${user.username}`,
       detail: { motivo: offer.motivo },
     });
     // An acceptance notification not yet sent must not go out for a withdrawn offer.
-    await em.getConnection().execute(
-      `update webhook_delivery set state = 'failed', error = ?, completed_at = now()
-        where offer_uuid = ? and kind = 'acceptance' and state = 'pending'`,
-      [WITHDRAWN_BEFORE_SENDING, offer.uuid],
-      'run',
-      em.getTransactionContext(),
-    );
-    return { uuid: offer.uuid, result };
+    await failPending(em, offer.uuid, 'acceptance', WITHDRAWN_BEFORE_SENDING);
+    return { uuid: offer.uuid };
   });
   await removeJobs(rt, out.uuid);
-  await announceTransition(rt, { uuid: out.uuid, generatorId: user.id }, out.result);
   await publishOfferEvent(rt, { uuid: out.uuid, generatorId: user.id }, 'offer.closed', { result: 'withdrawn' });
 }

@@ -6,15 +6,20 @@
  * makes the offer INACTIVA.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../../../config/index.js';
-import { WebhookDelivery, type ApiUser, type Offer, type OfferResponse } from '../../../db/entities/index.js';
+import type { ApiUser, Offer, OfferResponse } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
-import { jobId } from '../../../queues/registry.js';
-import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint } from '../../../webhooks/deliveries.js';
+import {
+  attemptDelivery,
+  claimPending,
+  createDelivery,
+  failAbandoned,
+  loadDelivery,
+  profileEndpoint,
+  unfinishedOf,
+} from '../../../webhooks/deliveries.js';
 import type { WebhookOutcome } from '../../../webhooks/send.js';
 import { acceptancePayload } from './acceptancePayload.js';
-import { announceTransition } from '../lifecycle/announce.js';
 import { lockOffer, transition } from '../lifecycle/stateMachine.js';
 
 /** What is stored as "the peer never answered" when a claimed delivery is found abandoned. */
@@ -45,9 +50,9 @@ export function planAcceptanceNotification(
   return createDelivery(em, { offer, kind: 'acceptance', receiver: generator, eventId: `acceptance-${offer.uuid}`, url, body, eventHeader: false }).id;
 }
 
-/** After commit: the job that sends it (one attempt, STYLE 5 id). */
+/** After commit: the job that sends it (one attempt, STYLE 5 id: the registry's options). */
 export async function enqueueAcceptance(rt: Runtime, deliveryId: string): Promise<void> {
-  await rt.queues.add('webhook-dispatch', 'deliver', { deliveryId }, { jobId: jobId('deliver', deliveryId), attempts: 1 });
+  await rt.queues.add('webhook-dispatch', 'deliver', { deliveryId });
 }
 
 /**
@@ -61,9 +66,10 @@ export async function enqueueAcceptance(rt: Runtime, deliveryId: string): Promis
  */
 export async function dispatchAcceptance(rt: Runtime, deliveryId: string): Promise<WebhookOutcome | null> {
   const em = rt.orm.em.fork();
-  const [delivery] = await claimDeliveries(em, `d.id = ? and d.state = 'pending'`, [deliveryId]);
+  const delivery = await claimPending(em, deliveryId);
   if (!delivery) {
-    const state = await settleAbandoned(em, deliveryId, rt.config.webhookTimeoutMs);
+    // claimed by a sender that died while waiting: failed once its timeout has passed
+    const state = await failAbandoned(em, deliveryId, rt.config.webhookTimeoutMs, ABANDONED_ERROR);
     if (state === 'failed') await rejectSelection(rt, em, deliveryId);
     return null;
   }
@@ -75,37 +81,11 @@ export async function dispatchAcceptance(rt: Runtime, deliveryId: string): Promi
 }
 
 /**
- * A delivery claimed by a sender that never recorded an answer (it died while
- * waiting) is failed once `timeoutMs` has passed since it was sent: by then
- * the sender itself would have given up. Waits for that moment when it has
- * not come yet. Returns the row's state afterwards (null: no such row).
- */
-async function settleAbandoned(em: EntityManager, id: string, timeoutMs: number): Promise<WebhookDelivery['state'] | null> {
-  const conn = em.getConnection();
-  const [row] = await conn.execute<Array<{ state: WebhookDelivery['state']; remaining_ms: number | null }>>(
-    `select state, ceil(extract(epoch from (sent_at + ? * interval '1 millisecond' - now())) * 1000)::int as remaining_ms
-       from webhook_delivery where id = ?`,
-    [timeoutMs, id],
-  );
-  if (!row) return null;
-  if (row.state !== 'sending') return row.state;
-  if (row.remaining_ms !== null && row.remaining_ms > 0) await sleep(Math.min(row.remaining_ms, timeoutMs));
-  await conn.execute(
-    `update webhook_delivery set state = 'failed', error = ?, completed_at = now()
-      where id = ? and state = 'sending' and sent_at <= now() - ? * interval '1 millisecond'`,
-    [ABANDONED_ERROR, id, timeoutMs],
-    'run',
-  );
-  const [after] = await conn.execute<Array<{ state: WebhookDelivery['state'] }>>(`select state from webhook_delivery where id = ?`, [id]);
-  return after?.state ?? null;
-}
-
-/**
  * The generator rejected the selection: ACEPTADA (or ASIGNADA by its own
  * central) → INACTIVA. Idempotent: an offer already moved on is left alone.
  */
 async function rejectSelection(rt: Runtime, em: EntityManager, deliveryId: string): Promise<void> {
-  const delivery = await em.findOne(WebhookDelivery, { id: deliveryId }, { refresh: true });
+  const delivery = await loadDelivery(em, deliveryId);
   const uuid = delivery?.offer?.uuid;
   if (!uuid) return;
   const moved = await em.fork().transactional(async (tx) => {
@@ -114,15 +94,15 @@ async function rejectSelection(rt: Runtime, em: EntityManager, deliveryId: strin
     await tx.populate(offer, ['generator', 'assignedCentral']);
     const ownAssignment = offer.state === 'ASIGNADA' && offer.assignedCentral?.nit === offer.generator.nit;
     if (offer.state !== 'ACEPTADA' && !ownAssignment) return null;
-    const result = await transition(tx, offer, {
+    await transition(tx, offer, {
       to: 'INACTIVA',
       by: 'webhook-rechazado',
       actor: 'system:webhook-dispatch',
       detail: { deliveryId, statusCode: delivery.statusCode ?? null, error: delivery.error ?? null },
     });
-    return { ref: { uuid, generatorId: offer.generator.id }, result };
+    return true;
   });
-  if (moved) await announceTransition(rt, moved.ref, moved.result);
+  if (moved) rt.log.info({ uuid, deliveryId }, 'selection rejected by the generator: INACTIVA');
 }
 
 /**
@@ -132,8 +112,5 @@ async function rejectSelection(rt: Runtime, em: EntityManager, deliveryId: strin
  * the claim decides.
  */
 export async function resumeAcceptance(rt: Runtime, offerUuid: string): Promise<void> {
-  const open = await rt.orm.em
-    .fork()
-    .find(WebhookDelivery, { offer: offerUuid, kind: 'acceptance', state: { $in: ['pending', 'sending'] } }, { fields: ['id'] });
-  for (const d of open) await enqueueAcceptance(rt, d.id);
+  for (const id of await unfinishedOf(rt.orm.em.fork(), offerUuid, 'acceptance')) await enqueueAcceptance(rt, id);
 }

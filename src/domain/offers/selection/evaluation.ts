@@ -6,7 +6,6 @@
 import { OfferResponse } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
 import { resumeAcceptance } from './acceptanceNotification.js';
-import { announceTransition } from '../lifecycle/announce.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { rankResponses } from './ranking.js';
 import { announceSelection, selectResponse } from './selection.js';
@@ -21,8 +20,8 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
     if (!offer || offer.state !== 'ABIERTA') return null;
     const responses = await em.find(OfferResponse, { offer: uuid }, { populate: ['central', 'technician'] });
     if (responses.length === 0) {
-      const result = await transition(em, offer, { to: 'SIN_RESPUESTA', by: 'evaluacion', actor: ACTOR });
-      return { kind: 'no-response' as const, ref: { uuid, generatorId: offer.generator.id }, result };
+      await transition(em, offer, { to: 'SIN_RESPUESTA', by: 'evaluacion', actor: ACTOR });
+      return { kind: 'no-response' as const, ref: { uuid, generatorId: offer.generator.id } };
     }
     const ranked = rankResponses(responses);
     const selection = await selectResponse(em, rt.config, offer, ranked[0], ranked, { to: 'ACEPTADA', by: 'evaluacion', actor: ACTOR });
@@ -35,7 +34,6 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
   if (outcome.kind === 'selected') {
     await announceSelection(rt, outcome.selection, { dispatch: true, closed: 'selected' });
   } else {
-    await announceTransition(rt, outcome.ref, outcome.result);
     await publishOfferEvent(rt, outcome.ref, 'offer.closed', { result: 'no-response' });
   }
   return outcome.kind;
@@ -46,13 +44,12 @@ export async function expireOffer(rt: Runtime, uuid: string): Promise<boolean> {
   const outcome = await rt.orm.em.fork().transactional(async (em) => {
     const offer = await lockOffer(em, uuid);
     if (!offer || offer.state !== 'SIN_RESPUESTA') return null;
-    const result = await transition(em, offer, { to: 'EXPIRADA', by: 'expiracion', actor: 'system:expiry' });
-    return { ref: { uuid, generatorId: offer.generator.id }, result };
+    await transition(em, offer, { to: 'EXPIRADA', by: 'expiracion', actor: 'system:expiry' });
+    return true;
   });
   if (!outcome) {
     await resumeAcceptance(rt, uuid);
     return false;
   }
-  await announceTransition(rt, outcome.ref, outcome.result);
   return true;
 }

@@ -12,7 +12,7 @@ import type { Offer, OfferResponse } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
 import type { OfferState } from '../lifecycle/states.js';
 import { enqueueAcceptance, planAcceptanceNotification } from './acceptanceNotification.js';
-import { afterCommit, announceTransition, type OfferRef } from '../lifecycle/announce.js';
+import { afterCommit, type OfferRef } from '../lifecycle/announce.js';
 import { publishOfferEvent, type ClosedResult } from '../lifecycle/events.js';
 import { rankingEntries } from './ranking.js';
 import { responseView, type ResponseView } from '../acceptance/responses.js';
@@ -57,8 +57,9 @@ export async function selectResponse(
 }
 
 /**
- * After the selection's commit: the notification's job first (unless the
- * caller sends it itself), then the state notifications and the live events.
+ * After the selection's commit (whose transition already announced its
+ * state): the notification's job (unless the caller sends it itself), then
+ * the live events.
  */
 export async function announceSelection(
   rt: Runtime,
@@ -69,7 +70,6 @@ export async function announceSelection(
   if (opts.dispatch && deliveryId) {
     await afterCommit(rt, 'enqueue acceptance notification', { uuid: sel.offer.uuid, deliveryId }, () => enqueueAcceptance(rt, deliveryId));
   }
-  await announceTransition(rt, sel.offer, sel.result);
   await publishOfferEvent(rt, sel.offer, 'offer.accepted', { accepted: sel.accepted });
   if (opts.closed) await publishOfferEvent(rt, sel.offer, 'offer.closed', { result: opts.closed });
 }

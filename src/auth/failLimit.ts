@@ -19,9 +19,9 @@
 import { createHash } from 'node:crypto';
 import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
-import type { Config } from '../../../config/index.js';
-import type { Redis } from '../../queues/redis.js';
-import { HttpError, keyError, systemBody } from '../errors.js';
+import type { Config } from '../../config/index.js';
+import type { Redis } from '../queues/redis.js';
+import { HttpError, keyError, systemBody } from '../http/errors.js';
 
 export type AuthScheme = 'basic' | 'key';
 

@@ -1,6 +1,6 @@
 import { SignJWT, jwtVerify } from 'jose';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { OperatorUser } from '../../db/entities/index.js';
+import { OperatorUser } from '../db/entities/index.js';
 
 export type OperatorClaims = Pick<OperatorUser, 'id' | 'username' | 'role'>;
 
