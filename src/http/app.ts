@@ -13,15 +13,19 @@ import { authFailLimit } from '../auth/failLimit.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
 import { drainUnreadBody } from './middleware/drain.js';
+import { pageHeaders } from './middleware/pages.js';
 import { requestTarget } from './middleware/target.js';
 import { notFound, versionRedirect } from './middleware/routing.js';
 import { timeoutMiddleware } from './middleware/timeout.js';
+import { docsPage } from './openapi/operations.js';
 import { routerOf } from './openapi/router.js';
 import { mountAdmin } from './routes/admin.js';
 import { adminRoutes, apiRoutes, systemRoutes } from './routes/index.js';
 
 /** A caller's x-request-id is kept when it is a plain token; anything else is replaced (it goes into logs). */
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+const DOCS_PATH = docsPage.path;
 
 export function createApp(rt: Runtime): Koa<AppState> {
   const app = new Koa<AppState>({ proxy: rt.config.trustProxy });
@@ -40,6 +44,9 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.use(timeoutMiddleware(rt.config.requestTimeoutMs, rt.log));
   app.use(notFound);
   app.use(versionRedirect);
+  // The API docs page is an HTML page: helmet's headers, as the operator pages (D15).
+  const headers = pageHeaders as unknown as Koa.Middleware<AppState>;
+  app.use((ctx, next) => (ctx.path === DOCS_PATH || ctx.path.startsWith(`${DOCS_PATH}/`) ? headers(ctx, next) : next()));
   // Every route is a declaration of src/http/openapi/operations.ts, mounted in one shape (openapi/router.ts).
   // No allowedMethods(): a known path with another method is an unknown route (spec 4.9).
   app.use(routerOf(rt, systemRoutes(rt)).routes());

@@ -15,7 +15,8 @@ import { startApp, type TestApp } from '../helpers/harness.js';
 
 const OUT = 'test-artifacts';
 const EXPECTED_VIOLATION = /fonts\.googleapis\.com/;
-const JOB = 'evaluate-browser-check';
+// The registry's id of an evaluation of this offer (src/queues/registry.ts): shown on the board.
+const JOB = 'evaluate-00000000-0000-4000-8000-0000000000aa';
 
 describe('Bull Board in headless Chromium: CSP and roles (D15)', function () {
   this.timeout(60000);
@@ -30,7 +31,7 @@ describe('Bull Board in headless Chromium: CSP and roles (D15)', function () {
       args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'],
     });
     mkdirSync(OUT, { recursive: true });
-    await app.rt.queues.add('offer-evaluation', 'evaluate', { offerUuid: '00000000-0000-4000-8000-0000000000aa' }, { jobId: JOB, delay: 3_600_000 });
+    await app.rt.queues.add('offer-evaluation', 'evaluate', { offerUuid: '00000000-0000-4000-8000-0000000000aa' }, { delay: 3_600_000 });
   });
   after(async () => {
     await app.rt.queues.get('offer-evaluation').remove(JOB);

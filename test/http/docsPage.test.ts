@@ -36,6 +36,10 @@ describe('GET /api/v3/docs in headless Chromium', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     const res = await page.goto(`${app.url}/api/v3/docs`);
     expect(res?.status()).to.equal(200);
+    // An HTML page: helmet's headers, and the page works under its Content-Security-Policy (no errors below).
+    const headers = res?.headers() ?? {};
+    expect(headers['content-security-policy']).to.contain("script-src 'self'");
+    expect(headers['x-frame-options']).to.equal('DENY');
     await page.locator('.opblock').first().waitFor({ timeout: 30_000 });
     const ids = await page.locator('.opblock').evaluateAll((els) => els.map((e) => e.id));
     for (const op of OPERATIONS) {

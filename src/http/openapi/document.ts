@@ -90,19 +90,29 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
       examples: { notJson: { status: false, msg: 'EL CUERPO DE LA SOLICITUD DEBE SER JSON (Content-Type: application/json)' } },
     };
   }
+  /** A second body a status may come with (the first one's or this one). */
+  const alternative = (status: number, alt: ResponseDecl) => {
+    const first = out[status];
+    out[status] = first?.schema && alt.schema
+      ? { description: `${first.description}; or: ${alt.description}`, schema: { anyOf: [schemaOf(first.schema), schemaOf(alt.schema)] }, examples: { ...(first.examples ?? {}), ...(alt.examples ?? {}) } }
+      : alt;
+  };
   switch (op.auth) {
     case 'basic':
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', ['Las credenciales de acceso contienen caracteres no permitidos.']));
       out[401] = sys('Basic credentials missing or wrong (spec 5.1)', AUTH_MESSAGES_EXAMPLES.basic401);
       out[403] = sys('API user inactive, or the endpoint is not enabled for it (spec 5.1)', AUTH_MESSAGES_EXAMPLES.basic403);
       out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(RateLimited)] } };
       break;
     case 'apiKey':
+      alternative(400, { description: 'A key or x-dni-tecnico with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples(['La clave de acceso contiene caracteres no permitidos.']) });
       out[401] = { description: 'Key missing, wrong, or its user inactive (spec 5.2)', schema: KeyError, examples: keyExamples(AUTH_MESSAGES_EXAMPLES.key401) };
       out[403] = { description: 'The endpoint is not enabled for the key (spec 5.2)', schema: KeyError, examples: keyExamples(AUTH_MESSAGES_EXAMPLES.key403) };
       out[500] = { description: 'Internal failure of the key check (spec 5.2), or unhandled error', schema: { anyOf: [ref(KeyError), ref(SystemError)] } };
       out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(KeyError), ref(RateLimited)] } };
       break;
     case 'basicOrJwt':
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', ['Las credenciales de acceso contienen caracteres no permitidos.']));
       out[401] = {
         description: 'Credentials missing or wrong, in the controller envelope (spec 4.4)',
         schema: ControllerError,

@@ -83,9 +83,11 @@ export class Answer {
 function validation(r: Route): Middleware<AppState> {
   const validate = validatorOf(r.op);
   return async (ctx, next) => {
+    // D19 before the schema: a NUL or a lone surrogate anywhere in the body or the query string (unknown
+    // fields and keys too, not only what the input takes from them) is a 400 naming the field.
+    assertStorable(ctx.request.body ?? {}, 400, r.invalid?.extra);
+    assertStorable(ctx.query, 400, r.invalid?.extra);
     const input = inputOf(ctx, r.op);
-    // D19 before the schema: a NUL or a lone surrogate anywhere (unknown fields and keys too) is a 400 naming the field.
-    assertStorable(input, 400, r.invalid?.extra);
     if (!validate(input)) {
       const first = validate.errors?.[0];
       throw new RequestError(400, first && r.invalid ? r.invalid.message(first) : 'SOLICITUD INVÁLIDA', r.invalid?.extra);
