@@ -7,7 +7,7 @@
  * Properties: no 5xx, no unexpected error logged, the process alive and /health 200 throughout.
  *
  * Bounded to run in well under two minutes on 2 cores (numRuns below). Runs of spaces are capped at
- * 1,000: longer ones only measure the regular expressions' cost, issue 8.2's subject (h10-document).
+ * 1,000: longer ones only measure the regular expressions' cost, issue 8.2's subject (test/http/limits.test.ts).
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
