@@ -12,9 +12,12 @@
  *    acceptance notifications (6.1);
  * 3. a burst of POST /oferta (1 KB offers, BENCH_CONNECTIONS=50 connections,
  *    BENCH_SECONDS=15 s) on each: throughput, p50/p99 and ratios; then the
- *    burst's distribution backlog drains: offers distributed per second
- *    while it does (the sustained rate distribution keeps up with) and the
- *    service's CPU seconds after the load stopped, and in an idle window;
+ *    burst's distribution backlog drains (how many of its offers were
+ *    distributed before their window closed), the service's CPU seconds
+ *    after the load stopped, and in an idle window;
+ * 3b. the sustained rate: offers posted at BENCH_RATES per second in turn,
+ *    5 s each; the highest after which the distribution backlog is under a
+ *    second's worth;
  * 4. the pipeline: BENCH_PIPELINE_OFFERS=500 offers posted over 3 s (their
  *    windows close within 3 s), each distributed to the 50 technicians and
  *    answered by the central (PUT /aceptacion); lateness deadline → selection
@@ -52,6 +55,9 @@ const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 10_000);
 /** bounds of the waits: the bench always stops by itself */
 const DRAIN_MAX_S = Number(process.env.BENCH_DRAIN_MAX_S ?? 180);
 const IDLE_WINDOW_S = 10;
+/** offer rates (per s) tried in turn, each for RATE_STEP_S, for the sustained rate */
+const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,160').split(',').map(Number);
+const RATE_STEP_S = 5;
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const TECHNICIANS = 50;
 const BOGOTA = { lat: 4.6533, lng: -74.0836 };
@@ -473,6 +479,21 @@ async function main(): Promise<void> {
     };
     const distributed = async () => Number((await sql<{ n: string }>(`select count(distinct offer_uuid) as n from offer_recipient`))[0].n);
 
+    const stepAgent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    const post = (method: string, path: string, headers: Record<string, string>, body: unknown) =>
+      new Promise<number>((resolve) => {
+        const payload = JSON.stringify(body);
+        const req = request(
+          { host: '127.0.0.1', port: servicePort, path, method, agent: stepAgent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', () => resolve(0));
+        req.end(payload);
+      });
+
     await freshPositions();
     const cpuBefore = treeCpuSeconds(pid);
     const serviceLoad = await loadFromWorker({
@@ -492,13 +513,35 @@ async function main(): Promise<void> {
     const drained = await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
     const drainS = (Date.now() - loadStopped) / 1000;
     const distributedAfter = await distributed();
-    const drainRate = (distributedAfter - distributedAtStop) / drainS;
     await until(async () => Number((await sql<{ n: string }>(`select count(*) as n from offer where state = 'ABIERTA'`))[0].n) === 0, WINDOW_MS + 60_000);
     const cpuAfterDrain = treeCpuSeconds(pid);
     const idleFrom = Date.now();
     await sleep(IDLE_WINDOW_S * 1000);
     const cpuIdle = treeCpuSeconds(pid) - cpuAfterDrain;
     const idleS = (Date.now() - idleFrom) / 1000;
+
+    // the sustained rate: offers posted at a steady rate, step by step; the highest rate after which the
+    // distribution backlog is under a second's worth (it keeps up) is the sustained rate
+    const steps: Array<{ rate: number; backlog: number; refused: number }> = [];
+    let sustained = 0;
+    for (const rate of RATES) {
+      await freshPositions();
+      const t0 = performance.now();
+      const sent: Array<Promise<number>> = [];
+      for (let i = 0; i < rate * RATE_STEP_S; i++) {
+        const wait = t0 + (i * 1000) / rate - performance.now();
+        if (wait > 0) await sleep(wait);
+        sent.push(post('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid: randomUUID() }));
+      }
+      const codes = await Promise.all(sent);
+      await sleep(1000);
+      const left = await backlog();
+      steps.push({ rate, backlog: left, refused: codes.filter((c) => c !== 200).length });
+      if (left > rate || codes.some((c) => c !== 200)) break;
+      sustained = rate;
+      await until(async () => (await backlog()) === 0, 30_000);
+    }
+    await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
 
     // the pipeline: PIPELINE_OFFERS offers over 3 s, each answered; lateness of the selection and of the 6.1 request
     await freshPositions();
@@ -550,6 +593,7 @@ async function main(): Promise<void> {
       WINDOW_MS + DRAIN_MAX_S * 1000,
     );
     agent.destroy();
+    stepAgent.destroy();
     const rows = await sql<{ uuid: string; deadline: Date; selected: Date | null; to_state: string | null }>(
       `select o.uuid, o.deadline_at as deadline, t.at as selected, t.to_state
          from offer o
@@ -576,7 +620,8 @@ async function main(): Promise<void> {
     row('statuses', JSON.stringify(serviceLoad.statuses), JSON.stringify(floorLoad.statuses), '');
     row('distribution backlog when the burst stopped (jobs)', String(backlogAtStop), '—', '');
     row(`backlog drained (s after the burst)${drained ? '' : ' NOT DRAINED'}`, f1(drainS), '—', '');
-    row('sustained rate: offers distributed per s while draining', f1(drainRate), f0(floorRps), `${f2(drainRate / floorRps)}×`);
+    row(`burst offers distributed before their window closed (of ${serviceLoad.statuses[200] ?? 0})`, String(distributedAfter), '—', '');
+    row(`sustained rate (offers/s; steps ${steps.map((x) => `${x.rate}→${x.backlog}`).join(' ')})`, f0(sustained), f0(floorRps), `${f2(sustained / floorRps)}×`);
     row('service CPU s: burst / burst end → drained', `${f1(cpuAtStop - cpuBefore)} / ${f1(cpuAfterDrain - cpuAtStop)}`, '—', '');
     row(`service CPU after everything drained (cores, ${f0(idleS)} s)`, f2(cpuIdle / idleS), '—', '');
     row(`pipeline: ${PIPELINE_OFFERS} offers posted and answered in (s)`, f1(postedIn), '—', '');
