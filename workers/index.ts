@@ -1,6 +1,17 @@
 /**
  * Starts one BullMQ worker per queue and routes each job, by name, to its
  * processor. Boot fails when a job of the registry has no handler (STYLE 3).
+ *
+ * Time-critical work cannot be starved (issue 12.3, docs/decisions.md
+ * "Auction under load"): each queue has its own Worker, so a backlog of one
+ * never delays taking a job of another, and the queues that may pile up
+ * (distribution, state notifications) run fewer jobs at once: a distribution
+ * holds a PostgreSQL connection for its transaction, so at most 4 of the
+ * process's 10 are ever theirs and they get a bounded share of the event
+ * loop; a notification is mostly an HTTP wait (no connection held meanwhile).
+ * Evaluation (the deadline's selection) and
+ * webhook-dispatch (the 6.1 acceptance send) keep a high concurrency and
+ * always find a connection.
  */
 import { Worker, type Job } from 'bullmq';
 import { JOB_NAMES, QUEUE_NAMES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';
@@ -20,11 +31,13 @@ export interface WorkerGroup {
   close(): Promise<void>;
 }
 
-const DEFAULT_CONCURRENCY: Record<QueueName, number> = {
-  'offer-distribution': 20,
+export const DEFAULT_CONCURRENCY: Readonly<Record<QueueName, number>> = {
+  /** bounded: a backlog drains at this many offers at once, the rest of the pool stays free */
+  'offer-distribution': 4,
   'offer-evaluation': 50,
   'webhook-dispatch': 50,
-  'state-notification': 50,
+  /** bounded likewise (was 50): notifications (D12) are not time-critical, mostly HTTP waits */
+  'state-notification': 10,
 };
 
 export function checkHandlers(handlers: Handlers): void {

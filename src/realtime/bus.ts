@@ -23,6 +23,8 @@ export interface BusMessage {
 
 export interface EventPublisher {
   publish(audience: Audience, event: string, data: unknown): Promise<void>;
+  /** many events in one round trip (a pipeline), in order; resolves when all were published */
+  publishMany(messages: BusMessage[]): Promise<void>;
 }
 
 export function busChannel(prefix: string): string {
@@ -39,5 +41,15 @@ export class RedisEventPublisher implements EventPublisher {
   async publish(audience: Audience, event: string, data: unknown): Promise<void> {
     const msg: BusMessage = { audience, event, data };
     await this.redis.publish(busChannel(this.prefix), JSON.stringify(msg));
+  }
+
+  async publishMany(messages: BusMessage[]): Promise<void> {
+    if (!messages.length) return;
+    const channel = busChannel(this.prefix);
+    const pipeline = this.redis.pipeline();
+    for (const msg of messages) pipeline.publish(channel, JSON.stringify(msg));
+    const results = (await pipeline.exec()) ?? [];
+    const failed = results.find(([err]) => err);
+    if (failed) throw failed[0];
   }
 }

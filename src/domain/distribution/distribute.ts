@@ -6,9 +6,16 @@
  * that has an api_endpoint.oferta. After commit, pending rows are claimed and
  * delivered: `offer.new` to each technician, an HTTP push to each central.
  * A re-run selects nothing new and finds nothing left to claim.
+ *
+ * Set-based (issue 12.2): the statements are the same in number for 5 or 50
+ * technicians: one candidates query, one lookup of the covering centrals, one
+ * multi-row INSERT of the pushes and one of the recipients, one UPDATE that
+ * claims the technicians, one Redis pipeline for their `offer.new`, then per
+ * covering central with an endpoint its push (claim in one statement, one
+ * record each).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Central, OfferRecipient, type Offer } from '../../db/entities/index.js';
+import { Central, type Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint, type SendConfig } from '../../webhooks/deliveries.js';
 import { lockOffer } from '../offers/lifecycle/stateMachine.js';
@@ -33,7 +40,10 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
   const offer = await em.transactional(async (tem) => {
     const locked = await lockOffer(tem, offerUuid);
     if (!locked || locked.state !== 'ABIERTA') return null;
-    if ((await tem.count(OfferRecipient, { offer: offerUuid })) === 0) await recordRecipients(tem, rt.config, locked);
+    const [{ recorded }] = await tem
+      .getConnection()
+      .execute<Array<{ recorded: boolean }>>(`select exists (select 1 from offer_recipient where offer_uuid = ?) as recorded`, [offerUuid], 'all', tem.getTransactionContext());
+    if (!recorded) await recordRecipients(tem, rt.config, locked);
     return locked;
   });
   if (!offer) {
@@ -42,19 +52,30 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
   }
   const published = await publishToTechnicians(rt, em, offer);
   const pushes = await pushToCentrals(em, offerUuid, rt.config);
-  const [centrals, technicians] = await Promise.all([
-    em.count(OfferRecipient, { offer: offerUuid, kind: 'central' }),
-    em.count(OfferRecipient, { offer: offerUuid, kind: 'technician' }),
-  ]);
+  const [counts] = await em.getConnection().execute<Array<{ centrals: string; technicians: string }>>(
+    `select count(*) filter (where kind = 'central') as centrals, count(*) filter (where kind = 'technician') as technicians
+       from offer_recipient where offer_uuid = ?`,
+    [offerUuid],
+  );
   const outcome = {
-    centrals,
-    technicians,
+    centrals: Number(counts.centrals),
+    technicians: Number(counts.technicians),
     published,
     pushed: pushes.filter((ok) => ok).length,
     pushFailed: pushes.filter((ok) => !ok).length,
   };
   rt.log.info({ offerUuid, ...outcome }, 'offer distributed');
   return outcome;
+}
+
+/** One offer_recipient row as the multi-row INSERT reads it (jsonb_to_recordset). */
+interface RecipientRow {
+  kind: 'central' | 'technician';
+  central_id: number;
+  technician_id: number | null;
+  channel: 'http' | 'none' | 'realtime';
+  distance_km: number | null;
+  delivery_id: string | null;
 }
 
 async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offer: Offer): Promise<void> {
@@ -67,7 +88,8 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
     cap: cfg.distributionCap,
   });
   const centrals = centralIds.length ? await em.find(Central, { id: { $in: centralIds } }, { populate: ['apiUser'] }) : [];
-  const now = new Date();
+  const rows: RecipientRow[] = [];
+  let pushes = 0;
   for (const central of centrals) {
     const receiver = central.apiUser;
     const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
@@ -78,20 +100,24 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
       receiver && url
         ? createDelivery(em, { offer, kind: 'offer-push', receiver, url, body: { ...offerPushBody(offer, nearby) }, eventHeader: true })
         : null;
-    em.create(OfferRecipient, { offer, kind: 'central', central, channel: url ? 'http' : 'none', delivery, createdAt: now });
+    if (delivery) pushes++;
+    rows.push({ kind: 'central', central_id: central.id, technician_id: null, channel: url ? 'http' : 'none', distance_km: null, delivery_id: delivery?.id ?? null });
   }
   for (const t of technicians) {
-    em.create(OfferRecipient, {
-      offer,
-      kind: 'technician',
-      central: t.centralId,
-      technician: t.technicianId,
-      channel: 'realtime',
-      distanceKm: km(t.distanceM),
-      createdAt: now,
-    });
+    rows.push({ kind: 'technician', central_id: t.centralId, technician_id: t.technicianId, channel: 'realtime', distance_km: km(t.distanceM), delivery_id: null });
   }
-  await em.flush();
+  // the pushes (one multi-row INSERT by the unit of work), then every recipient in one statement
+  if (pushes) await em.flush();
+  if (!rows.length) return;
+  await em.getConnection().execute(
+    `insert into offer_recipient (offer_uuid, kind, central_id, technician_id, channel, distance_km, delivery_id, created_at)
+     select ?::uuid, r.kind, r.central_id, r.technician_id, r.channel, r.distance_km, r.delivery_id, now()
+       from jsonb_to_recordset(?::jsonb)
+         as r(kind text, central_id int, technician_id int, channel text, distance_km float8, delivery_id uuid)`,
+    [offer.uuid, JSON.stringify(rows)],
+    'run',
+    em.getTransactionContext(),
+  );
 }
 
 /**
@@ -106,7 +132,12 @@ async function pushToCentrals(em: EntityManager, offerUuid: string, cfg: SendCon
   return sent.map((a) => a.verdict === 'ok');
 }
 
-/** Claims the technicians not yet notified and publishes `offer.new` to each, nearest first (D10); returns how many. */
+/**
+ * Claims the technicians not yet notified (one UPDATE) and publishes
+ * `offer.new` to each, nearest first (D10), in one Redis pipeline; returns
+ * how many. When the pipeline fails, none is counted (the rows stay claimed,
+ * as one failed publish did before: real-time delivery is fire-and-forget).
+ */
 async function publishToTechnicians(rt: Runtime, em: EntityManager, offer: Offer): Promise<number> {
   const claimed = await em
     .getConnection()
@@ -119,18 +150,19 @@ async function publishToTechnicians(rt: Runtime, em: EntityManager, offer: Offer
        select technician_id, distance_km from claimed order by distance_km`,
       [offer.uuid],
     );
+  if (!claimed.length) return 0;
   const fields = offerFields(offer);
-  let published = 0;
-  for (const r of claimed) {
-    try {
-      await rt.events.publish({ kind: 'technician', technicianId: r.technician_id }, 'offer.new', {
-        ...fields,
-        distance: Number(r.distance_km),
-      });
-      published++;
-    } catch (err) {
-      rt.log.warn({ err, offerUuid: offer.uuid, technicianId: r.technician_id }, 'offer.new not published');
-    }
+  try {
+    await rt.events.publishMany(
+      claimed.map((r) => ({
+        audience: { kind: 'technician', technicianId: r.technician_id },
+        event: 'offer.new',
+        data: { ...fields, distance: Number(r.distance_km) },
+      })),
+    );
+    return claimed.length;
+  } catch (err) {
+    rt.log.warn({ err, offerUuid: offer.uuid, technicians: claimed.length }, 'offer.new not published');
+    return 0;
   }
-  return published;
 }

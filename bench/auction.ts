@@ -1,0 +1,659 @@
+/**
+ * Issue 12: does the auction keep its 30-second promise under load, and how
+ * close to what the machine can do? One run, bounded in time, on a scratch
+ * database and Redis prefix (removed after):
+ *
+ * 1. the floor: Koa + koa-bodyparser + one INSERT of the offer (uuid key,
+ *    jsonb body) through a pg Pool of 10 + one BullMQ `add` delayed 30 s with
+ *    jobId = uuid, in this process;
+ * 2. the service as `npm start` runs it (`node dist/src/main/all.js`, its own
+ *    process or processes), one central with 50 technicians covering the
+ *    origin, a local receiver for the central's pushes and the generator's
+ *    acceptance notifications (6.1);
+ * 3. a burst of POST /oferta (1 KB offers, BENCH_CONNECTIONS=50 connections,
+ *    BENCH_SECONDS=15 s) on each: throughput, p50/p99 and ratios; then the
+ *    burst's distribution backlog drains (how many of its offers were
+ *    distributed before their window closed), the service's CPU seconds
+ *    after the load stopped, and in an idle window;
+ * 3b. the sustained rate: offers posted at BENCH_RATES per second in turn,
+ *    5 s each; the highest after which the distribution backlog is under a
+ *    second's worth;
+ * 4. the pipeline: BENCH_PIPELINE_OFFERS=500 offers posted over 3 s (their
+ *    windows close within 3 s), each distributed to the 50 technicians and
+ *    answered by the central (PUT /aceptacion); lateness deadline → selection
+ *    (the offer_transition row out of ABIERTA) and deadline → acceptance
+ *    request received by the generator's receiver, p50/p99, with the
+ *    distribution backlog when the first window closed.
+ *
+ * BENCH_CPU_PROF=1 runs the service with `node --cpu-prof` (profiles in
+ * bench-profiles/, not in git) and prints its top self-time frames.
+ *
+ *   npm run bench:auction
+ *   BENCH_SECONDS=5 BENCH_PIPELINE_OFFERS=200 BENCH_CPU_PROF=1 npm run bench:auction
+ */
+import Koa from 'koa';
+import bodyParser from 'koa-bodyparser';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createWriteStream, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const PIPELINE_OFFERS = Number(process.env.BENCH_PIPELINE_OFFERS ?? 500);
+const PIPELINE_SPREAD_MS = 3000;
+/** the service's response window: long enough for the pipeline's offers to be answered before it closes */
+const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 10_000);
+/** bounds of the waits: the bench always stops by itself */
+const DRAIN_MAX_S = Number(process.env.BENCH_DRAIN_MAX_S ?? 180);
+const IDLE_WINDOW_S = 10;
+/** offer rates (per s) tried in turn, each for RATE_STEP_S, for the sustained rate */
+const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,160').split(',').map(Number);
+const RATE_STEP_S = 5;
+const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
+const TECHNICIANS = 50;
+const BOGOTA = { lat: 4.6533, lng: -74.0836 };
+
+// ---------------------------------------------------------------- load generator (worker thread)
+
+interface LoadSpec {
+  port: number;
+  path: string;
+  headers: Record<string, string>;
+  /** JSON body; its `uuid` is replaced by a fresh one per request */
+  body: Record<string, unknown>;
+  seconds: number;
+  connections: number;
+}
+interface LoadResult {
+  requests: number;
+  statuses: Record<number, number>;
+  p50: number;
+  p99: number;
+  seconds: number;
+}
+
+async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
+  const agent = new Agent({ keepAlive: true, maxSockets: spec.connections });
+  const latencies: number[] = [];
+  const statuses: Record<number, number> = {};
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const payload = JSON.stringify({ ...spec.body, uuid: randomUUID() });
+      const t = performance.now();
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: spec.port,
+          path: spec.path,
+          method: 'POST',
+          headers: { ...spec.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+          agent,
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            latencies.push(performance.now() - t);
+            statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
+            resolve();
+          });
+        },
+      );
+      req.on('error', () => {
+        statuses[0] = (statuses[0] ?? 0) + 1;
+        resolve();
+      });
+      req.end(payload);
+    });
+  const start = performance.now();
+  const end = start + spec.seconds * 1000;
+  await Promise.all(
+    Array.from({ length: spec.connections }, async () => {
+      while (performance.now() < end) await once();
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { requests: latencies.length, statuses, p50: pct(latencies, 50), p99: pct(latencies, 99), seconds };
+}
+
+function loadFromWorker(spec: LoadSpec): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL(import.meta.url), { workerData: spec });
+    w.once('message', resolve);
+    w.once('error', reject);
+  });
+}
+
+// ---------------------------------------------------------------- helpers
+
+/** p-th percentile of sorted values (NaN when empty) */
+function pct(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+const sortNum = (xs: number[]) => [...xs].sort((a, b) => a - b);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '—');
+const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
+const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '—');
+
+/** Polls `check` every 200 ms until it returns true or `maxMs` passes; returns whether it did. */
+async function until(check: () => Promise<boolean>, maxMs: number): Promise<boolean> {
+  const end = Date.now() + maxMs;
+  while (Date.now() < end) {
+    if (await check()) return true;
+    await sleep(200);
+  }
+  return false;
+}
+
+/** CPU seconds (user + system) of a process and all its descendants, from /proc (Linux). */
+function treeCpuSeconds(root: number): number {
+  const tick = 100; // USER_HZ on Linux
+  const stats = new Map<number, { ppid: number; cpu: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const raw = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(name), { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / tick });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  let total = 0;
+  const todo = [root];
+  while (todo.length) {
+    const pid = todo.pop()!;
+    total += stats.get(pid)?.cpu ?? 0;
+    for (const [child, s] of stats) if (s.ppid === pid) todo.push(child);
+  }
+  return total;
+}
+
+/** A 1 KB offer like the spec's (2.1), uuid set per request. */
+function offerTemplate(): Record<string, unknown> {
+  return {
+    uuid: '00000000-0000-4000-8000-000000000000',
+    tipoServicio: '1',
+    latitudOrigen: BOGOTA.lat,
+    longitudOrigen: BOGOTA.lng,
+    direccionOrigen: 'Calle 72 # 10-34, Chapinero',
+    puntoReferenciaOrigen: 'Frente al centro comercial, costado norte de la calle',
+    ciudad: 'Bogotá',
+    departamento: 'Cundinamarca',
+    direccionDestino: 'Avenida Carrera 68 # 13-45, Puente Aranda',
+    latitudDestino: 4.6189,
+    longitudDestino: -74.1157,
+    puntoReferenciaDestino: 'Taller autorizado de la marca, entrada por la calle 13',
+    descripcionServicio: 'GRUA',
+    fechaCita: '',
+    guardian: 'NO',
+    ofertante: 'Aseguradora Andina S.A.',
+    subOfertante: 'Asistencia Vehicular',
+    internal: 123456,
+    global: 654321,
+    vehiculo: { marca: 'RENAULT', linea: 'LOGAN', detalleLinea: 'EXPRESSION 1.6', modelo: '2019', tipoCombustible: 'GASOLINA', blindaje: 'NO' },
+    observaciones:
+      'Vehículo varado con llanta pinchada y batería descargada; el conductor espera en el sitio con las luces de parqueo ' +
+      'encendidas. Acceso por la calzada lenta, sin restricción de altura. El asegurado pide confirmar el tiempo de llegada ' +
+      'por teléfono antes de salir y presentar la orden de servicio al llegar. Póliza vigente, cobertura total.',
+  };
+}
+
+// ---------------------------------------------------------------- the floor
+
+async function startFloor(dbUrl: string, redisUrl: string, prefix: string): Promise<{ port: number; close(): Promise<void> }> {
+  const pool = new pg.Pool({ connectionString: dbUrl, max: 10 });
+  await pool.query(`create table if not exists floor_offer (uuid uuid primary key, body jsonb not null)`);
+  const queue = new Queue('floor-evaluation', { connection: new Redis(redisUrl, { maxRetriesPerRequest: null }), prefix });
+  const app = new Koa();
+  app.use(bodyParser());
+  app.use(async (ctx) => {
+    const body = ctx.request.body as { uuid: string };
+    await pool.query(`insert into floor_offer (uuid, body) values ($1, $2)`, [body.uuid, body]);
+    await queue.add('evaluate', { offerUuid: body.uuid }, { delay: 30_000, jobId: body.uuid });
+    ctx.body = { status: true, msg: 'OFERTA RECIBIDA' };
+  });
+  const server = createServer(app.callback());
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    async close() {
+      await new Promise<void>((r) => server.close(() => r()));
+      await queue.obliterate({ force: true }).catch(() => undefined);
+      await queue.close();
+      await pool.end();
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the receiver (central pushes, generator notifications)
+
+interface Receiver {
+  port: number;
+  /** offer uuid → when its acceptance notification (6.1) request arrived (epoch ms) */
+  acceptances: Map<string, number>;
+  pushes: number;
+  close(): Promise<void>;
+}
+
+async function startReceiver(): Promise<Receiver> {
+  const acceptances = new Map<string, number>();
+  const state = { pushes: 0 };
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const arrived = Date.now();
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.url === '/respuesta') {
+        try {
+          const id = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: string }).id;
+          if (id && !acceptances.has(id)) acceptances.set(id, arrived);
+        } catch {
+          // not JSON: not ours to judge here
+        }
+      } else if (req.url === '/ofertas') state.pushes++;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"status":true}');
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    acceptances,
+    get pushes() {
+      return state.pushes;
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the service
+
+interface Service {
+  child: ChildProcess;
+  port: number;
+  profileDir: string;
+  stop(): Promise<number | null>;
+}
+
+async function startService(env: Record<string, string>, logFile: string): Promise<Service> {
+  const profileDir = join(process.cwd(), 'bench-profiles');
+  const args = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  if (CPU_PROF) mkdirSync(profileDir, { recursive: true });
+  const log = createWriteStream(logFile);
+  const child = spawn(process.execPath, [...args, 'dist/src/main/all.js'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.pipe(log);
+  child.stderr!.pipe(log);
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const port = Number(env.PORT);
+  const ready = await until(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const req = request({ host: '127.0.0.1', port, path: '/health' }, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        });
+        req.on('error', () => resolve(false));
+        req.end();
+      }),
+    60_000,
+  );
+  if (!ready) {
+    child.kill('SIGKILL');
+    throw new Error(`the service did not answer /health within 60 s (log: ${logFile})`);
+  }
+  return {
+    child,
+    port,
+    profileDir,
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
+      const code = await exited;
+      clearTimeout(timer);
+      return code;
+    },
+  };
+}
+
+/**
+ * Top self-time frames of the .cpuprofile files written since `since`, each
+ * with the code that led to it: its nearest callers in our code (dist/) or a
+ * library (node_modules/), so that a native frame (a socket write) is tied to
+ * who wrote.
+ */
+function summariseProfiles(dir: string, since: number, top = 15): void {
+  interface Node {
+    id: number;
+    callFrame: { functionName: string; url: string; lineNumber: number };
+    children?: number[];
+  }
+  interface Profile {
+    nodes: Node[];
+    samples: number[];
+    timeDeltas: number[];
+  }
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).mtimeMs >= since);
+  const name = (n: Node) => {
+    const url = n.callFrame.url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/');
+    return `${n.callFrame.functionName || '(anonymous)'} ${url}:${n.callFrame.lineNumber + 1}`;
+  };
+  for (const file of files) {
+    const prof = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+    const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+    const parent = new Map<number, number>();
+    for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+    const ours = (n: Node) => /\/(dist|node_modules)\//.test(n.callFrame.url);
+    const self = new Map<string, number>();
+    const callers = new Map<string, Map<string, number>>();
+    let total = 0;
+    let idle = 0;
+    prof.samples.forEach((id, i) => {
+      const n = byId.get(id)!;
+      const dt = prof.timeDeltas[i] ?? 0;
+      total += dt;
+      if (n.callFrame.functionName === '(idle)') idle += dt;
+      const key = name(n);
+      self.set(key, (self.get(key) ?? 0) + dt);
+      if (!ours(n)) {
+        let p = parent.get(n.id);
+        while (p !== undefined && !ours(byId.get(p)!)) p = parent.get(p);
+        const via = p === undefined ? '(none)' : name(byId.get(p)!);
+        const m = callers.get(key) ?? new Map<string, number>();
+        m.set(via, (m.get(via) ?? 0) + dt);
+        callers.set(key, m);
+      }
+    });
+    if (total === 0) continue;
+    const busy = total - idle;
+    console.log(`\nprofile ${file}: ${f1(total / 1e6)} s sampled, ${f1(busy / 1e6)} s busy; top self time (% of busy)`);
+    for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).filter(([k]) => !k.startsWith('(idle)')).slice(0, top)) {
+      console.log(`  ${f1((100 * us) / busy).padStart(5)} %  ${key}`);
+      const via = [...(callers.get(key) ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 3);
+      for (const [v, t] of via) if (v !== '(none)') console.log(`           ${f1((100 * t) / busy).padStart(5)} % via ${v}`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const { loadConfig } = await import('../config/index.js');
+  const { dropDatabase, ensureDatabase } = await import('../src/db/database.js');
+  const { createRuntime } = await import('../src/main/runtime.js');
+  const { migrate } = await import('../src/db/database.js');
+  const { makeApiUser, makeCentral, makeServiceType, makeTechnician } = await import('../test/helpers/factories.js');
+  const { pino } = await import('pino');
+
+  const startedAt = Date.now();
+  const db = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
+  db.pathname = `/broker_bench_auction_${process.pid}`;
+  const dbUrl = db.toString();
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  const prefix = `bench_auction_${process.pid}`;
+  await ensureDatabase(dbUrl);
+  const cfg = loadConfig({ ...process.env, DATABASE_URL: dbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, PORT: '0' });
+  const rt = await createRuntime(cfg, { log: pino({ level: 'silent' }) });
+  const receiver = await startReceiver();
+  let service: Service | undefined;
+  const redis = new Redis(redisUrl);
+  try {
+    await migrate(rt.orm);
+    const em = rt.orm.em.fork();
+    const sql = <R extends object>(q: string, params: unknown[] = []) => rt.orm.em.fork().getConnection().execute<R[]>(q, params);
+    const receiverUrl = `http://127.0.0.1:${receiver.port}`;
+
+    // the world: a generator, one central covering Bogotá with 50 technicians near the origin
+    await makeServiceType(em, { id: 1, type: 'GRUA' });
+    const gen = await makeApiUser(em, {
+      username: 'bench-generator',
+      businessName: 'Aseguradora Andina S.A.',
+      nit: '860000001',
+      urlApi: receiverUrl,
+      apiEndpoint: { respuesta: '/respuesta' },
+    });
+    const centralKey = `bench-central-key-${process.pid}-0000`;
+    const centralUser = (
+      await makeApiUser(em, { apiKey: centralKey, endpoints: ['/aceptacion'], businessName: 'Grúas del Norte', urlApi: receiverUrl, apiEndpoint: { oferta: '/ofertas' } })
+    ).user;
+    const central = await makeCentral(em, { name: 'Grúas del Norte', apiUser: centralUser, coverage: { center: BOGOTA, radiusKm: 40 } });
+    const dnis: string[] = [];
+    for (let i = 0; i < TECHNICIANS; i++) {
+      const t = await makeTechnician(em, central, { dni: `BENCH-T${i}`, position: { lat: BOGOTA.lat + 0.001 * (i + 1), lng: BOGOTA.lng } });
+      dnis.push(t.dni);
+    }
+    const basic = `Basic ${Buffer.from(`${gen.user.username}:${gen.password}`).toString('base64')}`;
+    const freshPositions = () => sql(`update technician set position_at = now()`);
+
+    // the floor, then the service, each under the same burst
+    console.log(`issue 12 auction bench: ${CONNECTIONS} connections, ${SECONDS} s bursts, 1 KB offers (${Buffer.byteLength(JSON.stringify(offerTemplate()))} B), window ${WINDOW_MS} ms`);
+    const floor = await startFloor(dbUrl, redisUrl, `${prefix}_floor`);
+    const floorLoad = await loadFromWorker({ port: floor.port, path: '/', headers: {}, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS });
+    await floor.close();
+
+    const servicePort = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const logFile = join(tmpdir(), `bench-auction-${process.pid}.log`);
+    service = await startService(
+      {
+        PORT: String(servicePort),
+        DATABASE_URL: dbUrl,
+        REDIS_URL: redisUrl,
+        QUEUE_PREFIX: prefix,
+        OFFER_RESPONSE_WINDOW_MS: String(WINDOW_MS),
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'development',
+      },
+      logFile,
+    );
+    const pid = service.child.pid!;
+    const distQueue = new Queue('offer-distribution', { connection: redis, prefix });
+    const backlog = async () => {
+      const c = await distQueue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
+      return (c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
+    };
+    const distributed = async () => Number((await sql<{ n: string }>(`select count(distinct offer_uuid) as n from offer_recipient`))[0].n);
+
+    const stepAgent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    const post = (method: string, path: string, headers: Record<string, string>, body: unknown) =>
+      new Promise<number>((resolve) => {
+        const payload = JSON.stringify(body);
+        const req = request(
+          { host: '127.0.0.1', port: servicePort, path, method, agent: stepAgent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', () => resolve(0));
+        req.end(payload);
+      });
+
+    await freshPositions();
+    const cpuBefore = treeCpuSeconds(pid);
+    const serviceLoad = await loadFromWorker({
+      port: servicePort,
+      path: '/api/v3/oferta',
+      headers: { authorization: basic },
+      body: offerTemplate(),
+      seconds: SECONDS,
+      connections: CONNECTIONS,
+    });
+    const loadStopped = Date.now();
+    const cpuAtStop = treeCpuSeconds(pid);
+    const backlogAtStop = await backlog();
+    const distributedAtStop = await distributed();
+
+    // the burst's backlog drains: the rate distribution keeps up with
+    const drained = await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
+    const drainS = (Date.now() - loadStopped) / 1000;
+    const distributedAfter = await distributed();
+    await until(async () => Number((await sql<{ n: string }>(`select count(*) as n from offer where state = 'ABIERTA'`))[0].n) === 0, WINDOW_MS + 60_000);
+    const cpuAfterDrain = treeCpuSeconds(pid);
+    const idleFrom = Date.now();
+    await sleep(IDLE_WINDOW_S * 1000);
+    const cpuIdle = treeCpuSeconds(pid) - cpuAfterDrain;
+    const idleS = (Date.now() - idleFrom) / 1000;
+
+    // the sustained rate: offers posted at a steady rate, step by step; the highest rate after which the
+    // distribution backlog is under a second's worth (it keeps up) is the sustained rate
+    const steps: Array<{ rate: number; backlog: number; refused: number }> = [];
+    let sustained = 0;
+    for (const rate of RATES) {
+      await freshPositions();
+      const t0 = performance.now();
+      const sent: Array<Promise<number>> = [];
+      for (let i = 0; i < rate * RATE_STEP_S; i++) {
+        const wait = t0 + (i * 1000) / rate - performance.now();
+        if (wait > 0) await sleep(wait);
+        sent.push(post('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid: randomUUID() }));
+      }
+      const codes = await Promise.all(sent);
+      await sleep(1000);
+      const left = await backlog();
+      steps.push({ rate, backlog: left, refused: codes.filter((c) => c !== 200).length });
+      if (left > rate || codes.some((c) => c !== 200)) break;
+      sustained = rate;
+      await until(async () => (await backlog()) === 0, 30_000);
+    }
+    await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
+
+    // the pipeline: PIPELINE_OFFERS offers over 3 s, each answered; lateness of the selection and of the 6.1 request
+    await freshPositions();
+    const uuids: string[] = [];
+    let refused = 0;
+    const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    const call = (method: string, path: string, headers: Record<string, string>, body: unknown) =>
+      new Promise<number>((resolve) => {
+        const payload = JSON.stringify(body);
+        const req = request(
+          { host: '127.0.0.1', port: servicePort, path, method, agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', () => resolve(0));
+        req.end(payload);
+      });
+    const pipelineStart = performance.now();
+    const posts: Array<Promise<void>> = [];
+    for (let i = 0; i < PIPELINE_OFFERS; i++) {
+      const due = pipelineStart + (i * PIPELINE_SPREAD_MS) / PIPELINE_OFFERS;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      const uuid = randomUUID();
+      uuids.push(uuid);
+      posts.push(
+        (async () => {
+          const created = await call('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid });
+          if (created !== 200) {
+            refused++;
+            return;
+          }
+          const answered = await call('PUT', '/api/v3/aceptacion', { 'x-apikey': centralKey }, { id: uuid, dniPrestador: central.nit, dniTecnico: dnis[i % TECHNICIANS], tiempoLlegadaSitio: 10 });
+          if (answered !== 200) refused++;
+        })(),
+      );
+    }
+    await Promise.all(posts);
+    const postedIn = (performance.now() - pipelineStart) / 1000;
+    const firstDeadline = (await sql<{ d: Date }>(`select min(deadline_at) as d from offer where uuid = any(?::uuid[])`, [`{${uuids.join(',')}}`]))[0].d;
+    await sleep(Math.max(0, new Date(firstDeadline).getTime() - Date.now()));
+    const backlogAtDeadline = await backlog();
+    const settled = await until(
+      async () =>
+        receiver.acceptances.size >= PIPELINE_OFFERS - refused &&
+        Number((await sql<{ n: string }>(`select count(*) as n from offer where state = 'ABIERTA' and uuid = any(?::uuid[])`, [`{${uuids.join(',')}}`]))[0].n) === 0,
+      WINDOW_MS + DRAIN_MAX_S * 1000,
+    );
+    agent.destroy();
+    stepAgent.destroy();
+    const rows = await sql<{ uuid: string; deadline: Date; selected: Date | null; to_state: string | null }>(
+      `select o.uuid, o.deadline_at as deadline, t.at as selected, t.to_state
+         from offer o
+         left join lateral (select at, to_state from offer_transition t where t.offer_uuid = o.uuid and t.from_state = 'ABIERTA' order by id limit 1) t on true
+        where o.uuid = any(?::uuid[])`,
+      [`{${uuids.join(',')}}`],
+    );
+    const selectionLate = sortNum(rows.filter((r) => r.selected).map((r) => new Date(r.selected!).getTime() - new Date(r.deadline).getTime()));
+    const notifyLate = sortNum(
+      rows.filter((r) => receiver.acceptances.has(r.uuid)).map((r) => receiver.acceptances.get(r.uuid)! - new Date(r.deadline).getTime()),
+    );
+    const outcomes: Record<string, number> = {};
+    for (const r of rows) outcomes[r.to_state ?? 'ABIERTA'] = (outcomes[r.to_state ?? 'ABIERTA'] ?? 0) + 1;
+
+    // the report
+    const floorRps = floorLoad.requests / floorLoad.seconds;
+    const rps = serviceLoad.requests / serviceLoad.seconds;
+    const row = (a: string, b: string, c: string, d: string) => console.log(`| ${a.padEnd(58)} | ${b.padStart(18)} | ${c.padStart(18)} | ${d.padStart(12)} |`);
+    console.log('');
+    row('figure', 'the service', 'the floor', 'ratio');
+    row('-'.repeat(58), '-'.repeat(18), '-'.repeat(18), '-'.repeat(12));
+    row('POST /oferta throughput (req/s)', f0(rps), f0(floorRps), `${f2(rps / floorRps)}×`);
+    row('POST /oferta latency p50 / p99 (ms)', `${f0(serviceLoad.p50)} / ${f0(serviceLoad.p99)}`, `${f0(floorLoad.p50)} / ${f0(floorLoad.p99)}`, `${f1(serviceLoad.p50 / floorLoad.p50)}× / ${f1(serviceLoad.p99 / floorLoad.p99)}×`);
+    row('statuses', JSON.stringify(serviceLoad.statuses), JSON.stringify(floorLoad.statuses), '');
+    row('distribution backlog when the burst stopped (jobs)', String(backlogAtStop), '—', '');
+    row(`backlog drained (s after the burst)${drained ? '' : ' NOT DRAINED'}`, f1(drainS), '—', '');
+    row(`burst offers distributed before their window closed (of ${serviceLoad.statuses[200] ?? 0})`, String(distributedAfter), '—', '');
+    row(`sustained rate (offers/s; steps ${steps.map((x) => `${x.rate}→${x.backlog}`).join(' ')})`, f0(sustained), f0(floorRps), `${f2(sustained / floorRps)}×`);
+    row('service CPU s: burst / burst end → drained', `${f1(cpuAtStop - cpuBefore)} / ${f1(cpuAfterDrain - cpuAtStop)}`, '—', '');
+    row(`service CPU after everything drained (cores, ${f0(idleS)} s)`, f2(cpuIdle / idleS), '—', '');
+    row(`pipeline: ${PIPELINE_OFFERS} offers posted and answered in (s)`, f1(postedIn), '—', '');
+    row('pipeline: distribution backlog when the first window closed', String(backlogAtDeadline), '—', '');
+    row('pipeline: deadline → selection p50 / p99 (ms)', `${f0(pct(selectionLate, 50))} / ${f0(pct(selectionLate, 99))}`, '—', 'goal ≤ 50');
+    row('pipeline: deadline → 6.1 request received p50 / p99 (ms)', `${f0(pct(notifyLate, 50))} / ${f0(pct(notifyLate, 99))}`, '—', 'goal ≤ 50');
+    row('pipeline: outcomes', JSON.stringify(outcomes), '—', '');
+    if (refused || !settled) console.log(`(pipeline: ${refused} requests refused; ${settled ? 'all settled' : 'NOT all settled within the bound'})`);
+    console.log(`(pushes received by the central: ${receiver.pushes}; service log: ${logFile})`);
+    await distQueue.close();
+  } finally {
+    if (service) {
+      const code = await service.stop();
+      if (code !== 0) console.log(`the service exited with ${code}`);
+      if (CPU_PROF) summariseProfiles(service.profileDir, startedAt);
+    }
+    await receiver.close();
+    await rt.close();
+    await dropDatabase(dbUrl).catch(() => undefined);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      if (keys.length) await redis.del(...keys);
+    } while (cursor !== '0');
+    redis.disconnect();
+    console.log(`(bench took ${f0((Date.now() - startedAt) / 1000)} s; load average ${readFileSync('/proc/loadavg', 'utf8').trim()})`);
+  }
+}
+
+if (isMainThread) {
+  await main();
+} else {
+  parentPort!.postMessage(await generateLoad(workerData as LoadSpec));
+}

@@ -1,0 +1,110 @@
+/**
+ * Issue 12.2: a distribution costs a fixed number of SQL statements and one
+ * Redis round trip for its publishes, whatever the number of recipients. The
+ * statements are counted at the pg driver (every `Client.query` call, from
+ * MikroORM or raw); counting is not a timing.
+ */
+import { expect } from 'chai';
+import nock from 'nock';
+import pg from 'pg';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OfferRecipient, WebhookDelivery, type ApiUser, type Central } from '../../src/db/entities/index.js';
+import { distributeOffer } from '../../src/domain/distribution/distribute.js';
+import { resetDb } from '../helpers/db.js';
+import { BOGOTA, makeApiUser, makeCentral, makeOffer, makeServiceType, makeTechnician } from '../helpers/factories.js';
+import { captureEvents, northOf } from '../helpers/geo.js';
+import { startApp, type TestApp } from '../helpers/harness.js';
+import { waitFor } from '../helpers/wait.js';
+
+type Query = (...args: unknown[]) => unknown;
+
+/** Runs `fn` and returns the SQL texts sent to PostgreSQL meanwhile (by any pg client of this process). */
+async function statementsOf(fn: () => Promise<unknown>): Promise<string[]> {
+  const proto = pg.Client.prototype as unknown as { query: Query };
+  const original = proto.query;
+  const seen: string[] = [];
+  proto.query = function (this: unknown, ...args: unknown[]) {
+    const q = args[0];
+    seen.push(typeof q === 'string' ? q : String((q as { text?: string }).text ?? ''));
+    return original.apply(this, args);
+  };
+  try {
+    await fn();
+  } finally {
+    proto.query = original;
+  }
+  return seen;
+}
+
+describe('distribution: statements per offer (issue 12.2)', () => {
+  let app: TestApp;
+  let em: EntityManager;
+  let generator: ApiUser;
+  let http: Central;
+  let quiet: Central;
+  let events: Awaited<ReturnType<typeof captureEvents>>;
+
+  before(async () => {
+    app = await startApp({ env: { WEBHOOK_TIMEOUT_MS: '1000', SEARCH_RADIUS_KM: '30', DISTRIBUTION_CAP: '100' } });
+    events = await captureEvents(app.rt.config.redisUrl, app.rt.config.queuePrefix);
+    await resetDb(app.rt.orm);
+    em = app.rt.orm.em.fork();
+    await makeServiceType(em, { id: 1, type: 'GRUA' });
+    generator = (await makeApiUser(em)).user;
+    const receiver = (await makeApiUser(em, { urlApi: 'http://central-push.test', apiEndpoint: { oferta: '/ofertas' } })).user;
+    http = await makeCentral(em, { name: 'Central HTTP', apiUser: receiver, coverage: { center: BOGOTA, radiusKm: 40 } });
+    quiet = await makeCentral(em, { name: 'Central sin endpoint', coverage: { center: BOGOTA, radiusKm: 40 } });
+  });
+  afterEach(() => nock.cleanAll());
+  after(async () => {
+    events.close();
+    await app.close();
+  });
+
+  /** Available technicians near Bogotá, half of each central, `n` in all; they replace the previous ones. */
+  async function technicians(n: number): Promise<void> {
+    await em.getConnection().execute(`delete from technician`);
+    for (let i = 0; i < n; i++) {
+      await makeTechnician(em, i % 2 ? http : quiet, { dni: `T${n}-${i}`, position: northOf(BOGOTA, 0.1 + i * 0.1) });
+    }
+  }
+
+  async function distributeTo(n: number): Promise<string[]> {
+    await technicians(n);
+    const push = nock('http://central-push.test').put('/ofertas').reply(200, { status: true });
+    const offer = await makeOffer(em, generator);
+    // the publishes: one pipeline, never one round trip per technician
+    const calls = { publish: 0, publishMany: 0 };
+    const bus = app.rt.events;
+    const { publish, publishMany } = bus;
+    bus.publish = (...args) => (calls.publish++, publish.apply(bus, args));
+    bus.publishMany = (...args) => (calls.publishMany++, publishMany.apply(bus, args));
+    let sql: string[];
+    try {
+      sql = await statementsOf(async () => {
+        const outcome = await distributeOffer(app.rt, offer.uuid);
+        expect(outcome).to.deep.equal({ centrals: 2, technicians: n, published: n, pushed: 1, pushFailed: 0 });
+      });
+    } finally {
+      Object.assign(bus, { publish, publishMany });
+    }
+    expect(calls).to.deep.equal({ publish: 0, publishMany: 1 });
+    expect(push.isDone()).to.equal(true);
+    // every technician recorded once and told once
+    const rows = await em.fork().find(OfferRecipient, { offer: offer.uuid, kind: 'technician' });
+    expect(rows).to.have.length(n);
+    rows.forEach((r) => expect(r.notifiedAt).to.be.instanceOf(Date));
+    await waitFor(() => events.messages.filter((m) => m.event === 'offer.new' && (m.data as { uuid: string }).uuid === offer.uuid).length === n);
+    expect(await em.fork().count(WebhookDelivery, { offer: offer.uuid, kind: 'offer-push', state: 'ok' })).to.equal(1);
+    return sql;
+  }
+
+  it('as many statements for 50 technicians as for 5', async () => {
+    const five = await distributeTo(5);
+    const fifty = await distributeTo(50);
+    expect(fifty.length, `5: ${five.length} statements, 50: ${fifty.length}\n${fifty.join('\n---\n')}`).to.equal(five.length);
+    // and no write of offer_recipient per row
+    const recipientWrites = fifty.filter((s) => /(insert into|update) "?offer_recipient/i.test(s));
+    expect(recipientWrites.length).to.equal(2);
+  });
+});
