@@ -654,6 +654,9 @@ async function main(): Promise<void> {
 
 if (isMainThread) {
   await main();
+  // Everything is closed and reported; a keep-alive socket or timer left by a client library must not keep
+  // the bench running (it stops by itself: seen hanging after its last line).
+  process.exit(process.exitCode ?? 0);
 } else {
   parentPort!.postMessage(await generateLoad(workerData as LoadSpec));
 }
