@@ -9,14 +9,13 @@ import { expect } from 'chai';
 import got, { type Response } from 'got';
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { WebSocket } from 'ws';
 import { AUTH_MESSAGES } from '../../src/http/auth/index.js';
 import { AUTH_FAIL_MESSAGE } from '../../src/auth/failLimit.js';
 import { expectKeyEnvelope, expectSystemEnvelope } from '../helpers/envelopes.js';
 import { makeApiUser } from '../helpers/factories.js';
 import { basic, startApp, type TestApp } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
-import { wsUrl } from '../helpers/sockets.js';
+import { refusal, wsUrl } from '../helpers/sockets.js';
 import { spawnEntry, type Spawned } from '../helpers/spawn.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -39,25 +38,8 @@ function expectRetryHeaders(headers: Response<unknown>['headers'] | IncomingMess
   expect(reset).to.be.within(Math.floor(Date.now() / 1000), Math.ceil(Date.now() / 1000) + windowS + 1);
 }
 
-/** The HTTP answer (status, headers, JSON body) to a refused socket upgrade. */
-function upgradeRefusal(url: string, headers: Record<string, string>) {
-  const ws = new WebSocket(url, { headers });
-  return new Promise<{ status: number; headers: IncomingMessage['headers']; body: Record<string, unknown> }>((resolve, reject) => {
-    ws.once('open', () => {
-      ws.terminate();
-      reject(new Error('the upgrade was accepted'));
-    });
-    ws.once('error', () => undefined);
-    ws.once('unexpected-response', (_req, res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        ws.terminate();
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
-      });
-    });
-  });
-}
+/** The HTTP answer to a refused socket upgrade (test/helpers/sockets.ts). */
+const upgradeRefusal = (url: string, headers: Record<string, string>) => refusal(url, { headers });
 
 describe('failed authentications are limited (D19)', function () {
   this.timeout(60000);

@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { WebSocket, type ClientOptions } from 'ws';
+import type { IncomingMessage } from 'node:http';
 import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
 import { signOperatorToken } from '../../src/auth/jwt.js';
 import { makeApiUser, makeCentral, makeOperator, makeTechnician } from './factories.js';
@@ -73,8 +74,11 @@ export function connect(url: string, opts: ClientOptions = {}): Promise<TestSock
   });
 }
 
-/** The HTTP answer to an upgrade the server refuses. */
-export function refusal(url: string, opts: ClientOptions = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+/** The HTTP answer (status, headers, JSON body) to an upgrade the server refuses. */
+export function refusal(
+  url: string,
+  opts: ClientOptions = {},
+): Promise<{ status: number; headers: IncomingMessage['headers']; body: Record<string, unknown> }> {
   const ws = new WebSocket(url, opts);
   return new Promise((resolve, reject) => {
     ws.once('open', () => {
@@ -87,7 +91,7 @@ export function refusal(url: string, opts: ClientOptions = {}): Promise<{ status
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         ws.terminate();
-        resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
       });
     });
   });
