@@ -12,35 +12,24 @@ import { AUTH_MESSAGES } from '../../src/http/auth/index.js';
 import { ACTOR_MAX_LENGTH, IDENTITY_LIMITS, auditActor } from '../../src/limits.js';
 import { provision } from '../../src/provisioning/index.js';
 import { SCHEMA_PATH } from '../../src/provisioning/document.js';
-import { resetDb } from '../helpers/db.js';
 import { expectKeyEnvelope, expectSystemEnvelope } from '../helpers/envelopes.js';
 import { makeOffer, makeServiceType } from '../helpers/factories.js';
-import { basic, startApp, type TestApp } from '../helpers/harness.js';
-import { clearQueues } from '../helpers/queues.js';
-import { startWorkers, type WorkerGroup } from '../../workers/index.js';
+import { basic, startCleanApp, type TestApp } from '../helpers/harness.js';
 import { exampleDocument } from '../helpers/provisioning.js';
 import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('hardening: long identities (issue 8.10)', () => {
   let app: TestApp;
-  let workers: WorkerGroup | undefined;
   const fork = () => app.rt.orm.em.fork();
 
   before(async () => {
-    // Workers only once the database and the queues are clean (no other suite's job under a truncate).
-    app = await startApp({ env: { OFFER_RESPONSE_WINDOW_MS: '300', WEBHOOK_TIMEOUT_MS: '1000' } });
-    await resetDb(app.rt.orm);
-    await clearQueues(app.rt);
-    workers = await startWorkers(app.rt);
+    app = await startCleanApp({ env: { OFFER_RESPONSE_WINDOW_MS: '300', WEBHOOK_TIMEOUT_MS: '1000' } });
     await makeServiceType(fork(), { id: 1 });
   });
   afterEach(() => nock.cleanAll());
   after(async () => {
-    await app?.http.close();
-    await workers?.close();
-    await clearQueues(app.rt);
-    await app?.rt.close();
+    await app?.close();
   });
 
   it('provisioning refuses a 300-character username, nit, dni or key, naming each path, and writes nothing', async () => {

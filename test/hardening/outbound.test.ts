@@ -9,11 +9,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import nock from 'nock';
 import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
-import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
-import { clearQueues } from '../helpers/queues.js';
-import { startWorkers, type WorkerGroup } from '../../workers/index.js';
+import { startCleanApp, type TestApp } from '../helpers/harness.js';
 import { acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -44,23 +41,15 @@ const isStorable = (s: string | null | undefined) => s === null || s === undefin
 describe('hardening: outbound replies and geocoder results are stored (issue 8.4)', function () {
   this.timeout(30000);
   let app: TestApp;
-  let workers: WorkerGroup | undefined;
   const fork = () => app.rt.orm.em.fork();
 
   before(async () => {
-    // Workers only once the database and the queues are clean (no other suite's job under a truncate).
-    app = await startApp({ env: { OFFER_RESPONSE_WINDOW_MS: '300', GEOCODER: 'nominatim', NOMINATIM_URL: 'http://nominatim.test', GEOCODER_TIMEOUT_MS: '1000' } });
-    await resetDb(app.rt.orm);
-    await clearQueues(app.rt);
-    workers = await startWorkers(app.rt);
+    app = await startCleanApp({ env: { OFFER_RESPONSE_WINDOW_MS: '300', GEOCODER: 'nominatim', NOMINATIM_URL: 'http://nominatim.test', GEOCODER_TIMEOUT_MS: '1000' } });
     await makeServiceType(fork(), { id: 1 });
   });
   afterEach(() => nock.cleanAll());
   after(async () => {
-    await app?.http.close();
-    await workers?.close();
-    await clearQueues(app.rt);
-    await app?.rt.close();
+    await app?.close();
   });
 
   it('a 200 acceptance reply with a NUL and UTF-16 state replies are recorded; the offer stays ACEPTADA and nothing is resent', async () => {

@@ -10,6 +10,8 @@ import { startHttpServer, type HttpServer, type HttpServerOptions } from '../../
 import { loggerOptions } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/main/runtime.js';
 import { startWorkers, type WorkerGroup, type WorkerOptions } from '../../workers/index.js';
+import { resetDb } from './db.js';
+import { clearQueues } from './queues.js';
 import { checkResponse } from './openapi.js';
 
 export interface TestApp {
@@ -79,6 +81,27 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
       await http.close();
       await workers?.close();
       await rt.close();
+    },
+  };
+}
+
+/**
+ * The app with its workers started only once the database and the queues are clean, so no worker runs
+ * another suite's leftover job while the database is truncated under it; closing clears the queues again.
+ */
+export async function startCleanApp(opts: Omit<StartOptions, 'workers'> = {}): Promise<TestApp> {
+  const app = await startApp(opts);
+  await resetDb(app.rt.orm);
+  await clearQueues(app.rt);
+  const workers = await startWorkers(app.rt);
+  return {
+    ...app,
+    workers,
+    async close() {
+      await app.http.close();
+      await workers.close();
+      await clearQueues(app.rt);
+      await app.rt.close();
     },
   };
 }
