@@ -17,16 +17,24 @@
  *    after the load stopped, and in an idle window;
  * 3b. the sustained rate: offers posted at BENCH_RATES per second in turn,
  *    5 s each; the highest after which the distribution backlog is under a
- *    second's worth;
+ *    second's worth; and at that rate, deadline → window closed (unanswered,
+ *    SIN_RESPUESTA);
  * 4. the pipeline: BENCH_PIPELINE_OFFERS=500 offers posted over 3 s (their
  *    windows close within 3 s), each distributed to the 50 technicians and
  *    answered by the central (PUT /aceptacion); lateness deadline → selection
  *    (the offer_transition row out of ABIERTA) and deadline → acceptance
- *    request received by the generator's receiver, p50/p99, with the
- *    distribution backlog when the first window closed.
+ *    request received by the generator's receiver, p50/p99 (and in between:
+ *    selection → delivery claimed by its sender → request received), with
+ *    the distribution backlog when the first window closed.
+ *
+ * 5. the soak (item 7): BENCH_SOAK_S=300 s of offers at half the sustained
+ *    rate; the resident memory of every process of the service at 10 s,
+ *    half-way and once drained (BENCH_SOAK_S=0 skips it).
  *
  * BENCH_CPU_PROF=1 runs the service with `node --cpu-prof` (profiles in
  * bench-profiles/, not in git) and prints its top self-time frames.
+ * BENCH_PAUSE_DISTRIBUTION=1 pauses the distribution queue during the burst
+ * (a diagnostic: the API's own ceiling, without the workers' CPU).
  *
  *   npm run bench:auction
  *   BENCH_SECONDS=5 BENCH_PIPELINE_OFFERS=200 BENCH_CPU_PROF=1 npm run bench:auction
@@ -56,9 +64,11 @@ const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 10_000);
 const DRAIN_MAX_S = Number(process.env.BENCH_DRAIN_MAX_S ?? 180);
 const IDLE_WINDOW_S = 10;
 /** offer rates (per s) tried in turn, each for RATE_STEP_S, for the sustained rate */
-const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,160').split(',').map(Number);
+const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,120,160').split(',').map(Number);
 const RATE_STEP_S = 5;
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
+/** item 7: the soak at half the sustained rate (0: skipped), with every process's memory sampled */
+const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 300);
 const TECHNICIANS = 50;
 const BOGOTA = { lat: 4.6533, lng: -74.0836 };
 
@@ -155,6 +165,38 @@ async function until(check: () => Promise<boolean>, maxMs: number): Promise<bool
     await sleep(200);
   }
   return false;
+}
+
+/** Resident memory (MB) of a process and each descendant, with its command line, from /proc (Linux). */
+function treeRss(root: number): Array<{ pid: number; name: string; mb: number }> {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const raw = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parents.set(Number(name), Number(raw.slice(raw.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const out: Array<{ pid: number; name: string; mb: number }> = [];
+  const todo = [root];
+  while (todo.length) {
+    const pid = todo.pop()!;
+    try {
+      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
+      const script = cmd.find((c) => c.endsWith('.js')) ?? cmd[0] ?? '?';
+      // a worker's role: the queues `npm start` gave it (WORKER_QUEUES in its environment)
+      const queues = /(?:^|\0)WORKER_QUEUES=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8'))?.[1];
+      const role = queues ? (queues.includes('offer-evaluation') ? ' (time-critical)' : ' (background)') : '';
+      out.push({ pid, name: script.replace(/^.*dist\//, '') + role, mb: kb / 1024 });
+    } catch {
+      // gone
+    }
+    for (const [child, ppid] of parents) if (ppid === pid) todo.push(child);
+  }
+  return out;
 }
 
 /** CPU seconds (user + system) of a process and all its descendants, from /proc (Linux). */
@@ -495,6 +537,7 @@ async function main(): Promise<void> {
       });
 
     await freshPositions();
+    if (process.env.BENCH_PAUSE_DISTRIBUTION === '1') await distQueue.pause();
     const cpuBefore = treeCpuSeconds(pid);
     const serviceLoad = await loadFromWorker({
       port: servicePort,
@@ -506,6 +549,7 @@ async function main(): Promise<void> {
     });
     const loadStopped = Date.now();
     const cpuAtStop = treeCpuSeconds(pid);
+    if (process.env.BENCH_PAUSE_DISTRIBUTION === '1') await distQueue.resume();
     const backlogAtStop = await backlog();
     const distributedAtStop = await distributed();
 
@@ -522,26 +566,48 @@ async function main(): Promise<void> {
 
     // the sustained rate: offers posted at a steady rate, step by step; the highest rate after which the
     // distribution backlog is under a second's worth (it keeps up) is the sustained rate
-    const steps: Array<{ rate: number; backlog: number; refused: number }> = [];
+    const steps: Array<{ rate: number; backlog: number; refused: number; codes: Record<number, number> }> = [];
     let sustained = 0;
+    let sustainedUuids: string[] = [];
     for (const rate of RATES) {
       await freshPositions();
       const t0 = performance.now();
       const sent: Array<Promise<number>> = [];
+      const stepUuids: string[] = [];
       for (let i = 0; i < rate * RATE_STEP_S; i++) {
         const wait = t0 + (i * 1000) / rate - performance.now();
         if (wait > 0) await sleep(wait);
-        sent.push(post('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid: randomUUID() }));
+        const uuid = randomUUID();
+        stepUuids.push(uuid);
+        sent.push(post('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid }));
       }
       const codes = await Promise.all(sent);
       await sleep(1000);
       const left = await backlog();
-      steps.push({ rate, backlog: left, refused: codes.filter((c) => c !== 200).length });
+      const notOk: Record<number, number> = {};
+      for (const c of codes) if (c !== 200) notOk[c] = (notOk[c] ?? 0) + 1;
+      steps.push({ rate, backlog: left, refused: codes.filter((c) => c !== 200).length, codes: notOk });
       if (left > rate || codes.some((c) => c !== 200)) break;
       sustained = rate;
+      sustainedUuids = stepUuids;
       await until(async () => (await backlog()) === 0, 30_000);
     }
     await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
+    // item 3 at the sustained rate: those offers' windows (unanswered: they close SIN_RESPUESTA) against their deadline
+    await until(
+      async () => Number((await sql<{ n: string }>(`select count(*) as n from offer where state = 'ABIERTA' and uuid = any(?::uuid[])`, [`{${sustainedUuids.join(',')}}`]))[0].n) === 0,
+      WINDOW_MS + 60_000,
+    );
+    const sustainedLate = sortNum(
+      (
+        await sql<{ late: number }>(
+          `select extract(epoch from (t.at - o.deadline_at)) * 1000 as late
+             from offer o join lateral (select at from offer_transition t where t.offer_uuid = o.uuid and t.from_state = 'ABIERTA' order by id limit 1) t on true
+            where o.uuid = any(?::uuid[])`,
+          [`{${sustainedUuids.join(',')}}`],
+        )
+      ).map((r) => Number(r.late)),
+    );
 
     // the pipeline: PIPELINE_OFFERS offers over 3 s, each answered; lateness of the selection and of the 6.1 request
     await freshPositions();
@@ -594,8 +660,9 @@ async function main(): Promise<void> {
     );
     agent.destroy();
     stepAgent.destroy();
-    const rows = await sql<{ uuid: string; deadline: Date; selected: Date | null; to_state: string | null }>(
-      `select o.uuid, o.deadline_at as deadline, t.at as selected, t.to_state
+    const rows = await sql<{ uuid: string; deadline: Date; selected: Date | null; to_state: string | null; claimed: Date | null }>(
+      `select o.uuid, o.deadline_at as deadline, t.at as selected, t.to_state,
+              (select d.sent_at from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'acceptance' limit 1) as claimed
          from offer o
          left join lateral (select at, to_state from offer_transition t where t.offer_uuid = o.uuid and t.from_state = 'ABIERTA' order by id limit 1) t on true
         where o.uuid = any(?::uuid[])`,
@@ -605,8 +672,38 @@ async function main(): Promise<void> {
     const notifyLate = sortNum(
       rows.filter((r) => receiver.acceptances.has(r.uuid)).map((r) => receiver.acceptances.get(r.uuid)! - new Date(r.deadline).getTime()),
     );
+    // where the 6.1's time goes: selection → the delivery claimed by its sender → the request received
+    const claimLate = sortNum(rows.filter((r) => r.selected && r.claimed).map((r) => new Date(r.claimed!).getTime() - new Date(r.selected!).getTime()));
+    const sendLate = sortNum(
+      rows.filter((r) => r.claimed && receiver.acceptances.has(r.uuid)).map((r) => receiver.acceptances.get(r.uuid)! - new Date(r.claimed!).getTime()),
+    );
     const outcomes: Record<string, number> = {};
     for (const r of rows) outcomes[r.to_state ?? 'ABIERTA'] = (outcomes[r.to_state ?? 'ABIERTA'] ?? 0) + 1;
+
+    // item 7: the soak, at half the sustained rate, every process's memory at its start, middle and end
+    const soakRate = Math.max(1, Math.floor(sustained / 2));
+    const soak: Array<Array<{ pid: number; name: string; mb: number }>> = [];
+    let soakRefused = 0;
+    if (SOAK_S > 0) {
+      await freshPositions();
+      const t0 = performance.now();
+      const sent: Array<Promise<number>> = [];
+      let sampled = 0;
+      for (let i = 0; i < soakRate * SOAK_S; i++) {
+        const wait = t0 + (i * 1000) / soakRate - performance.now();
+        if (wait > 0) await sleep(wait);
+        const elapsed = (performance.now() - t0) / 1000;
+        if ((sampled === 0 && elapsed >= 10) || (sampled === 1 && elapsed >= SOAK_S / 2)) {
+          soak.push(treeRss(pid));
+          sampled += 1;
+        }
+        if (i % 500 === 0) await freshPositions();
+        sent.push(post('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid: randomUUID() }));
+      }
+      soakRefused = (await Promise.all(sent)).filter((c) => c !== 200).length;
+      await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
+      soak.push(treeRss(pid));
+    }
 
     // the report
     const floorRps = floorLoad.requests / floorLoad.seconds;
@@ -621,15 +718,25 @@ async function main(): Promise<void> {
     row('distribution backlog when the burst stopped (jobs)', String(backlogAtStop), '—', '');
     row(`backlog drained (s after the burst)${drained ? '' : ' NOT DRAINED'}`, f1(drainS), '—', '');
     row(`burst offers distributed before their window closed (of ${serviceLoad.statuses[200] ?? 0})`, String(distributedAfter), '—', '');
-    row(`sustained rate (offers/s; steps ${steps.map((x) => `${x.rate}→${x.backlog}`).join(' ')})`, f0(sustained), f0(floorRps), `${f2(sustained / floorRps)}×`);
+    row(`sustained rate (offers/s; steps ${steps.map((x) => `${x.rate}→${x.backlog}${x.refused ? ` (${x.refused} not 200: ${JSON.stringify(x.codes)})` : ''}`).join(' ')})`, f0(sustained), f0(floorRps), `${f2(sustained / floorRps)}×`);
+    row(`at the sustained rate: deadline → window closed p50 / p99 (ms, ${sustainedLate.length} offers)`, `${f0(pct(sustainedLate, 50))} / ${f0(pct(sustainedLate, 99))}`, '—', 'goal ≤ 50');
     row('service CPU s: burst / burst end → drained', `${f1(cpuAtStop - cpuBefore)} / ${f1(cpuAfterDrain - cpuAtStop)}`, '—', '');
     row(`service CPU after everything drained (cores, ${f0(idleS)} s)`, f2(cpuIdle / idleS), '—', '');
     row(`pipeline: ${PIPELINE_OFFERS} offers posted and answered in (s)`, f1(postedIn), '—', '');
     row('pipeline: distribution backlog when the first window closed', String(backlogAtDeadline), '—', '');
     row('pipeline: deadline → selection p50 / p99 (ms)', `${f0(pct(selectionLate, 50))} / ${f0(pct(selectionLate, 99))}`, '—', 'goal ≤ 50');
     row('pipeline: deadline → 6.1 request received p50 / p99 (ms)', `${f0(pct(notifyLate, 50))} / ${f0(pct(notifyLate, 99))}`, '—', 'goal ≤ 50');
+    row('pipeline: selection → 6.1 claimed / claimed → received p50 / p99 (ms)', `${f0(pct(claimLate, 50))} / ${f0(pct(claimLate, 99))}, ${f0(pct(sendLate, 50))} / ${f0(pct(sendLate, 99))}`, '—', '');
     row('pipeline: outcomes', JSON.stringify(outcomes), '—', '');
     if (refused || !settled) console.log(`(pipeline: ${refused} requests refused; ${settled ? 'all settled' : 'NOT all settled within the bound'})`);
+    if (soak.length === 3) {
+      console.log(`\nmemory (RSS MB) over a ${SOAK_S} s soak at ${soakRate} offers/s (half the sustained rate; ${soakRefused} refused): at 10 s / half-way / drained`);
+      for (const p of soak[0]) {
+        const at = (i: number) => soak[i].find((q) => q.pid === p.pid)?.mb;
+        const [a, b, c] = [at(0), at(1), at(2)];
+        console.log(`  ${p.name.padEnd(34)} pid ${String(p.pid).padEnd(7)} ${[a, b, c].map((v) => (v === undefined ? 'gone' : f0(v))).join(' / ')}`);
+      }
+    }
     console.log(`(pushes received by the central: ${receiver.pushes}; service log: ${logFile})`);
     await distQueue.close();
   } finally {

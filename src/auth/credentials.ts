@@ -4,6 +4,8 @@
  * Koa middleware) and a socket upgrade (src/realtime/auth.ts). Failures are
  * the HttpErrors of the spec's envelopes (system for Basic, key for x-apikey).
  */
+import { wrap, type EntityData } from '@mikro-orm/core';
+import type { CredentialCache } from './cache.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser } from '../db/entities/index.js';
 import { HttpError, keyError, systemBody, systemError } from '../http/errors.js';
@@ -29,8 +31,9 @@ export const AUTH_MESSAGES = {
   keyUnstorable: 'La clave de acceso contiene caracteres no permitidos.',
 } as const;
 
-export function canUse(user: Pick<ApiUser, 'endpoints'>, endpoint: string): boolean {
-  return user.endpoints.includes('*') || user.endpoints.includes(endpoint);
+/** Whether the user's profile enables `endpoint`; null: a route its endpoint list does not gate (chat, D14). */
+export function canUse(user: Pick<ApiUser, 'endpoints'>, endpoint: string | null): boolean {
+  return endpoint === null || user.endpoints.includes('*') || user.endpoints.includes(endpoint);
 }
 
 /** Username and password of an `Authorization: Basic` header, or null when absent or incomplete. */
@@ -57,8 +60,9 @@ export function parseBasic(header: string | undefined): { username: string; pass
 export async function authenticateBasic(
   em: EntityManager,
   header: string | undefined,
-  endpoint: string,
+  endpoint: string | null,
   guard?: AuthGuard,
+  cache?: CredentialCache,
 ): Promise<ApiUser> {
   const creds = parseBasic(header);
   if (!creds) throw systemError(401, AUTH_MESSAGES.basicMissing);
@@ -67,11 +71,19 @@ export async function authenticateBasic(
     throw systemError(401, AUTH_MESSAGES.basicInvalid);
   }
   const attempt = await guard?.begin('basic', creds.username);
-  const user = await em.findOne(ApiUser, { username: creds.username });
-  // Hash even when the user is unknown, so both cases take the same time.
-  const digest = sha256Hex(creds.password);
-  const ok = safeEqual(digest, user?.passwordSha256 ?? '0'.repeat(64));
-  if (!user || !ok) throw new HttpError(401, systemBody(AUTH_MESSAGES.basicInvalid), await attempt?.failed());
+  const pair = `${creds.username}\0${creds.password}`;
+  const cached = cache?.get('basic', pair);
+  let user: ApiUser | null;
+  if (cached) {
+    user = em.merge(ApiUser, cached as EntityData<ApiUser>);
+  } else {
+    user = await em.findOne(ApiUser, { username: creds.username });
+    // Hash even when the user is unknown, so both cases take the same time.
+    const digest = sha256Hex(creds.password);
+    const ok = safeEqual(digest, user?.passwordSha256 ?? '0'.repeat(64));
+    if (!user || !ok) throw new HttpError(401, systemBody(AUTH_MESSAGES.basicInvalid), await attempt?.failed());
+    cache?.set('basic', pair, wrap(user).toPOJO() as Record<string, unknown>);
+  }
   attempt?.succeeded();
   if (user.status !== 'ACTIVO') throw systemError(403, AUTH_MESSAGES.basicInactive);
   if (!canUse(user, endpoint)) throw systemError(403, AUTH_MESSAGES.basicForbidden);
@@ -82,26 +94,34 @@ export async function authenticateBasic(
 export async function authenticateApiKey(
   em: EntityManager,
   key: string | undefined,
-  endpoint: string,
+  endpoint: string | null,
   guard?: AuthGuard,
+  cache?: CredentialCache,
 ): Promise<ApiUser> {
   if (!key) throw keyError(401, AUTH_MESSAGES.keyMissing);
   // Never looked up: a key with a NUL or a lone surrogate (D19), or longer than any key issued (8.10).
   if (!isStorableText(key)) throw keyError(400, AUTH_MESSAGES.keyUnstorable);
   if (key.length > IDENTITY_LIMITS.apiKey) throw keyError(401, AUTH_MESSAGES.keyInvalid);
   const attempt = await guard?.begin('key', key);
-  let users: ApiUser[];
-  try {
-    users = await em.find(ApiUser, { apiKey: key }, { limit: 2 });
-  } catch {
-    throw keyError(500, AUTH_MESSAGES.keyInternal);
-  }
-  if (users.length !== 1) {
-    const err = keyError(401, AUTH_MESSAGES.keyInvalid);
-    throw new HttpError(401, err.body, await attempt?.failed());
+  const cached = cache?.get('key', key);
+  let user: ApiUser;
+  if (cached) {
+    user = em.merge(ApiUser, cached as EntityData<ApiUser>);
+  } else {
+    let users: ApiUser[];
+    try {
+      users = await em.find(ApiUser, { apiKey: key }, { limit: 2 });
+    } catch {
+      throw keyError(500, AUTH_MESSAGES.keyInternal);
+    }
+    if (users.length !== 1) {
+      const err = keyError(401, AUTH_MESSAGES.keyInvalid);
+      throw new HttpError(401, err.body, await attempt?.failed());
+    }
+    user = users[0];
+    cache?.set('key', key, wrap(user).toPOJO() as Record<string, unknown>);
   }
   attempt?.succeeded();
-  const user = users[0];
   if (user.status !== 'ACTIVO') throw keyError(401, AUTH_MESSAGES.keyInactive);
   if (!canUse(user, endpoint)) {
     throw keyError(403, AUTH_MESSAGES.keyForbidden, { allowedEndpoints: user.endpoints, requestedEndpoint: endpoint });

@@ -72,12 +72,25 @@ export async function computeResponseFigures(
   );
   const row = rows[0];
   if (!row) throw new Error(`offer ${input.offerUuid} not found`);
-  if (row.distance_m == null) throw new DomainError('acceptance.position-unknown', { technicianId: input.technicianId });
+  return responseFigures(row, input.minutes, input.technicianId, averageSpeedKmh);
+}
+
+/**
+ * The figures from a distance (m) and the point it was measured from, as PostgreSQL computed them; throws
+ * `acceptance.position-unknown` when there was no point.
+ */
+export function responseFigures(
+  row: { distance_m: number | null; lat: number | null; lng: number | null },
+  minutes: number | null | undefined,
+  technicianId: number,
+  averageSpeedKmh: number,
+): ResponseFigures {
+  if (row.distance_m == null) throw new DomainError('acceptance.position-unknown', { technicianId });
   const distanceKm = Math.round(Number(row.distance_m)) / 1000;
-  const minutesGiven = typeof input.minutes === 'number' && Number.isFinite(input.minutes) && input.minutes >= 0;
+  const minutesGiven = typeof minutes === 'number' && Number.isFinite(minutes) && minutes >= 0;
   return {
     distanceKm,
-    timeMin: minutesGiven ? (input.minutes as number) : estimateMinutes(distanceKm, averageSpeedKmh),
+    timeMin: minutesGiven ? (minutes as number) : estimateMinutes(distanceKm, averageSpeedKmh),
     timeGiven: minutesGiven,
     techLat: row.lat == null ? null : Number(row.lat),
     techLng: row.lng == null ? null : Number(row.lng),

@@ -1,9 +1,16 @@
 /**
- * `npm start`: the whole service on one machine (issue 12, item 6). Migrates
- * when needed and loads the demo document into an empty database outside
- * production, once; then supervises the API (WEB_PROCESSES processes sharing
- * PORT; by default the cores less the worker processes, at least one) and the
- * workers (WORKER_PROCESSES) as child processes: see supervisor.ts.
+ * `npm start`: the whole service on one machine (issue 12, items 3 and 6).
+ * Migrates when needed and loads the demo document into an empty database
+ * outside production, once; then supervises, as child processes (see
+ * supervisor.ts):
+ * - the API: WEB_PROCESSES processes sharing PORT (by default the cores less
+ *   the background worker processes, at least one);
+ * - one time-critical worker: the deadline's evaluation and the 6.1 send
+ *   (TIME_CRITICAL_QUEUES), at the default CPU priority;
+ * - WORKER_PROCESSES background workers: distribution, state notifications,
+ *   SMS, at a lower CPU priority (nice BACKGROUND_NICE), so that when the
+ *   cores are busy the API and the closing windows are served first and a
+ *   distribution backlog waits (docs/decisions.md, "Auction under load").
  */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +18,7 @@ import { ensureDatabase, migrate } from '../db/database.js';
 import { logger } from '../logger.js';
 import { loadDemoIfEmpty } from '../provisioning/demo.js';
 import { warnUnsafeDefaults } from './banner.js';
+import { QUEUE_NAMES, type QueueName } from '../queues/registry.js';
 import { configOrExit, createRuntime } from './runtime.js';
 import { supervise } from './supervisor.js';
 
@@ -27,13 +35,33 @@ try {
   await rt.close();
 }
 
+/** Work that keeps the 30-second promise: the selection at the deadline and the acceptance notification. */
+const TIME_CRITICAL_QUEUES: readonly QueueName[] = ['offer-evaluation', 'webhook-dispatch'];
+const BACKGROUND_QUEUES = QUEUE_NAMES.filter((q) => !TIME_CRITICAL_QUEUES.includes(q));
+/** nice of the background workers: they get what the API and the time-critical worker leave */
+const BACKGROUND_NICE = 10;
+
 const workers = cfg.workerProcesses;
 const web = cfg.webProcesses || Math.max(1, availableParallelism() - workers);
-log.info({ port: cfg.port, web, workers, cores: availableParallelism() }, 'starting api and worker processes');
+const workerScript = fileURLToPath(new URL('../../workers/main.js', import.meta.url));
+log.info({ port: cfg.port, web, workers: 1 + workers, cores: availableParallelism() }, 'starting api and worker processes');
 supervise(
   [
     { role: 'web', script: fileURLToPath(new URL('./web.js', import.meta.url)), count: web, cluster: true },
-    { role: 'worker', script: fileURLToPath(new URL('../../workers/main.js', import.meta.url)), count: workers, cluster: false },
+    {
+      role: 'worker:time-critical',
+      script: workerScript,
+      count: 1,
+      cluster: false,
+      env: { WORKER_QUEUES: TIME_CRITICAL_QUEUES.join(','), WORKER_NICE: '0' },
+    },
+    {
+      role: 'worker:background',
+      script: workerScript,
+      count: workers,
+      cluster: false,
+      env: { WORKER_QUEUES: BACKGROUND_QUEUES.join(','), WORKER_NICE: String(BACKGROUND_NICE) },
+    },
   ],
   { log, shutdownTimeoutMs: cfg.shutdownTimeoutMs },
 );

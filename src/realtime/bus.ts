@@ -10,15 +10,37 @@ export type Audience =
   | { kind: 'generator'; apiUserId: number }
   /** one technician (technician id) */
   | { kind: 'technician'; technicianId: number }
+  /** several technicians, one message on the bus (a distribution's `offer.new`): see perTechnician */
+  | { kind: 'technicians'; technicianIds: number[] }
   /** every socket subscribed to an offer (generator sockets and its socketId) */
   | { kind: 'offer'; offerUuid: string; apiUserId: number }
   /** operators */
-  | { kind: 'operators' };
+  | { kind: 'operators' }
+  /** the customer's sockets of one service (tracking token, D14) */
+  | { kind: 'customer'; offerUuid: string };
 
 export interface BusMessage {
   audience: Audience;
   event: string;
   data: unknown;
+  /** with a `technicians` audience: fields for one technician (by id) laid over `data` */
+  each?: Record<string, Record<string, unknown>>;
+}
+
+/**
+ * A `technicians` message as the single-technician messages it stands for
+ * (each with its own fields over the shared data); any other message as is.
+ * One bus message per distribution instead of one per technician: Redis and
+ * every API process handle one publish of the offer, not fifty (issue 12).
+ */
+export function perTechnician(msg: BusMessage): BusMessage[] {
+  if (msg.audience.kind !== 'technicians') return [msg];
+  const shared = (msg.data ?? {}) as Record<string, unknown>;
+  return msg.audience.technicianIds.map((technicianId) => ({
+    audience: { kind: 'technician', technicianId },
+    event: msg.event,
+    data: { ...shared, ...(msg.each?.[String(technicianId)] ?? {}) },
+  }));
 }
 
 export interface EventPublisher {

@@ -2,7 +2,8 @@
  * The sockets one API process holds, and who gets each bus event (D10):
  * - generator → every socket of that API user;
  * - technician → that technician's sockets (an `offer.new` also enrols them
- *   for the offer's `offer.state` and `offer.closed`);
+ *   for the offer's `offer.state` and `offer.closed`); technicians → each of
+ *   them so, with its own fields (one bus message per distribution);
  * - offer → the owning generator's sockets (never another generator's) and
  *   the technician sockets that received the offer (until one or two sweeps
  *   after the offer reaches a final state, so an `offer.closed` published just
@@ -18,7 +19,7 @@ import { WebSocket } from 'ws';
 import { OFFER_STATES, type OfferState } from '../domain/offers/lifecycle/states.js';
 import { TRANSITIONS } from '../domain/offers/lifecycle/stateMachine.js';
 import type { Identity } from './auth.js';
-import type { BusMessage } from './bus.js';
+import { perTechnician, type BusMessage } from './bus.js';
 import { frame } from './protocol.js';
 
 export interface Client {
@@ -64,6 +65,8 @@ export class Hub {
   private readonly technicians = new Map<number, Set<Client>>();
   private readonly offerTechnicians = new Map<string, Set<Client>>();
   private readonly operators = new Set<Client>();
+  /** customers' sockets by the service their tracking token names (D14) */
+  private readonly customers = new Map<string, Set<Client>>();
   /** offers that reached a final state since the last sweep, and before it */
   private finalNow = new Set<string>();
   private finalBefore = new Set<string>();
@@ -91,6 +94,7 @@ export class Hub {
     const id = c.identity;
     if (id.kind === 'generator') addTo(this.generators, id.apiUserId, c);
     else if (id.kind === 'technician') addTo(this.technicians, id.technicianId, c);
+    else if (id.kind === 'customer') addTo(this.customers, id.offerUuid, c);
     else this.operators.add(c);
   }
 
@@ -99,6 +103,7 @@ export class Hub {
     const id = c.identity;
     if (id.kind === 'generator') removeFrom(this.generators, id.apiUserId, c);
     else if (id.kind === 'technician') removeFrom(this.technicians, id.technicianId, c);
+    else if (id.kind === 'customer') removeFrom(this.customers, id.offerUuid, c);
     else this.operators.delete(c);
     for (const uuid of c.offers) removeFrom(this.offerTechnicians, uuid, c);
     c.offers.clear();
@@ -117,6 +122,10 @@ export class Hub {
 
   /** Delivers a bus event to the local sockets entitled to it. */
   route(msg: BusMessage): void {
+    if (msg.audience.kind === 'technicians') {
+      for (const one of perTechnician(msg)) this.route(one);
+      return;
+    }
     const { audience, event, data } = msg;
     const targets = new Set<Client>();
     switch (audience.kind) {
@@ -140,12 +149,17 @@ export class Hub {
         if (TECHNICIAN_OFFER_EVENTS.has(event)) {
           for (const c of this.offerTechnicians.get(audience.offerUuid) ?? []) targets.add(c);
         }
+        // The customer follows its service's state (D14).
+        if (event === 'offer.state') for (const c of this.customers.get(audience.offerUuid) ?? []) targets.add(c);
         const enrolled = this.offerTechnicians.has(audience.offerUuid);
         if (enrolled && event === 'offer.state' && FINAL_STATES.has(field(data, 'estado') ?? '')) this.finalNow.add(audience.offerUuid);
         break;
       }
       case 'operators':
         for (const c of this.operators) targets.add(c);
+        break;
+      case 'customer':
+        for (const c of this.customers.get(audience.offerUuid) ?? []) targets.add(c);
         break;
     }
     if (targets.size === 0) return;

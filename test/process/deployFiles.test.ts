@@ -1,12 +1,15 @@
 /**
  * The Procfile and docker-compose.yml, read as text (no Docker engine here):
  * the compose roles run what the Procfile runs (built files, no build at
- * start), and PostgreSQL and Redis are never published beyond 127.0.0.1 nor
+ * start; the workers split as `npm start` splits them), and PostgreSQL and
+ * Redis are never published beyond 127.0.0.1 nor
  * left without a password (issue 8, items 11 and 12).
  */
 import { expect } from 'chai';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadConfig } from '../../config/index.js';
+import { QUEUE_NAMES } from '../../src/queues/registry.js';
 import { ROOT } from '../helpers/spawn.js';
 
 describe('Procfile and docker-compose.yml', () => {
@@ -41,6 +44,15 @@ describe('Procfile and docker-compose.yml', () => {
     expect(procfile.release).to.match(/node dist\/src\/cli\/migrate\.js$/);
     // the build happens once, in `npm ci` (prepare), then migrations
     expect(service('migrate')).to.include('npm ci --include=dev && npm run migrate');
+  });
+
+  it('splits the workers as npm start does: every queue taken by exactly one worker service, the background one niced', () => {
+    const queuesOf = (name: string) => service(name).match(/WORKER_QUEUES: "([^"]*)"/)?.[1].split(',') ?? [];
+    expect(service('worker-background')).to.include('command: ["node", "dist/workers/main.js"]');
+    expect(queuesOf('worker')).to.deep.equal(['offer-evaluation', 'webhook-dispatch']);
+    expect([...queuesOf('worker'), ...queuesOf('worker-background')].sort()).to.deep.equal([...QUEUE_NAMES].sort());
+    expect(service('worker-background')).to.include('WORKER_NICE: "10"');
+    expect(loadConfig({ WORKER_QUEUES: queuesOf('worker-background').join(',') }).workerQueues).to.have.length(3);
   });
 
   it('publishes PostgreSQL and Redis on 127.0.0.1 only, each with a password', () => {

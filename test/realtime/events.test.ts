@@ -110,6 +110,27 @@ describe('real time: events the server pushes', () => {
     await waitFor(() => app.http.realtime.trackedOffers === 0, 3000, 'enrolment swept');
   });
 
+  it('one `technicians` message (a distribution’s) reaches each listed technician with its own fields and enrols it; no one else', async () => {
+    const uuid = randomUUID();
+    const fields = { uuid, tipoServicio: 1, descripcionServicio: 'GRUA', latitudOrigen: 4.65, longitudOrigen: -74.08, deadline: new Date().toISOString() };
+    const notListed = 987654;
+    await app.rt.events.publishMany([
+      {
+        audience: { kind: 'technicians', technicianIds: [crew.technician.id, notListed] },
+        event: 'offer.new',
+        data: fields,
+        each: { [String(crew.technician.id)]: { distance: 1.5 }, [String(notListed)]: { distance: 9 } },
+      },
+    ]);
+    expect((await tech.next('offer.new', (f) => (f.data as { uuid: string }).uuid === uuid)).data).to.deep.equal({ ...fields, distance: 1.5 });
+    // enrolled like a single-technician offer.new: the offer's state reaches it
+    await publish(offerOf(genA.user, uuid), 'offer.state', { uuid, estado: 'NO_ASIGNADA', anterior: 'ABIERTA', fecha: new Date().toISOString() });
+    await tech.next('offer.state', (f) => (f.data as { uuid: string }).uuid === uuid);
+    await settle(a, genA.user);
+    expect(otherTech.frames.filter((f) => (f.data as { uuid?: string }).uuid === uuid)).to.deep.equal([]);
+    expect(a.frames.filter((f) => f.event === 'offer.new' && (f.data as { uuid?: string }).uuid === uuid)).to.deep.equal([]);
+  });
+
   it('socketId from POST /oferta: acknowledged to that socket when it is the same generator’s, ignored otherwise', async () => {
     const uuid = randomUUID();
     await publish(offerOf(genA.user, uuid), 'offer.subscribe', { uuid, socketId: a2.socketId });

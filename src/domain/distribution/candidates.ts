@@ -1,7 +1,7 @@
 /**
  * "Who gets this offer" (decisions D8) as one indexed query: the centrals whose
  * coverage for the service type contains the point (GiST on central_area.area),
- * and their available technicians of that type with a fresh position within
+ * and their available technicians of that type, not busy with a service (D16), with a fresh position within
  * the radius, nearest first, at most `cap` (a KNN walk of the GiST index over
  * the positions of available technicians, which stops at the cap).
  */
@@ -44,7 +44,6 @@ const POINT = `st_setsrid(st_makepoint(?::float8, ?::float8), 4326)`;
  * one) and JIT is off (that price would otherwise trigger it).
  */
 const PLAN_SETTINGS = `set local enable_sort = off; set local jit = off`;
-const PLAN_RESET = `reset enable_sort; reset jit`;
 
 /** The SQL and its parameters (the plan test and the benchmark explain it). */
 export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown[] } {
@@ -60,6 +59,7 @@ export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown
       select t.id, t.dni, t.central_id, st_distance(t.position, ${POINT}::geography) as distance_m
         from technician t
        where t.available
+         and t.busy_offer_uuid is null
          and t.central_id = any(array(select central_id from covering))
          and (?::int = 0 or t.position_at >= now() - make_interval(secs => ?::int))
          and (t.service_types @> ?::jsonb or t.service_types = '[]'::jsonb)
@@ -89,15 +89,15 @@ export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown
   return { sql, params };
 }
 
-/** Runs `sql` with the candidates query's plan settings, in the caller's transaction or else in one of its own. */
+/** Runs `sql` with the candidates query's plan settings, in the caller's transaction (until it ends) or else in one of its own. */
 async function withPlanSettings<R extends object>(em: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
   const run = async (tem: EntityManager) => {
     const conn = tem.getConnection();
     const tx = tem.getTransactionContext();
+    // `set local` ends with the transaction: no reset statement (the distribution's statements after this
+    // one, in the same transaction, sort nothing; issue 12 counts them)
     await conn.execute(PLAN_SETTINGS, [], 'run', tx);
-    const rows = await conn.execute<R[]>(sql, params, 'all', tx);
-    await conn.execute(PLAN_RESET, [], 'run', tx);
-    return rows;
+    return conn.execute<R[]>(sql, params, 'all', tx);
   };
   return em.getTransactionContext() ? run(em) : em.transactional(run);
 }

@@ -8,11 +8,11 @@
  * A re-run selects nothing new and finds nothing left to claim.
  *
  * Set-based (issue 12.2): the statements are the same in number for 5 or 50
- * technicians: one candidates query, one lookup of the covering centrals, one
- * multi-row INSERT of the pushes and one of the recipients, one UPDATE that
- * claims the technicians, one Redis pipeline for their `offer.new`, then per
- * covering central with an endpoint its push (claim in one statement, one
- * record each).
+ * technicians: what is recorded already (with the outcome's counts), one
+ * candidates query, one lookup of the covering centrals, one multi-row INSERT
+ * of the pushes and one of the recipients, one UPDATE that claims the
+ * technicians, one bus message for their `offer.new`, then per covering
+ * central with an endpoint its push (claim in one statement, one record each).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, type Offer } from '../../db/entities/index.js';
@@ -37,29 +37,30 @@ type DistributionConfig = Runtime['config'];
 /** Distributes an ABIERTA offer; null when the offer is gone or no longer open. */
 export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<DistributionOutcome | null> {
   const em = rt.orm.em.fork();
-  const offer = await em.transactional(async (tem) => {
-    const locked = await lockOffer(tem, offerUuid);
-    if (!locked || locked.state !== 'ABIERTA') return null;
-    const [{ recorded }] = await tem
-      .getConnection()
-      .execute<Array<{ recorded: boolean }>>(`select exists (select 1 from offer_recipient where offer_uuid = ?) as recorded`, [offerUuid], 'all', tem.getTransactionContext());
-    if (!recorded) await recordRecipients(tem, rt.config, locked);
-    return locked;
+  const locked = await em.transactional(async (tem) => {
+    const offer = await lockOffer(tem, offerUuid);
+    if (!offer || offer.state !== 'ABIERTA') return null;
+    // what an earlier run recorded (nothing: record now); the outcome's counts either way
+    const [stored] = await tem.getConnection().execute<Array<{ centrals: string; technicians: string }>>(
+      `select count(*) filter (where kind = 'central') as centrals, count(*) filter (where kind = 'technician') as technicians
+         from offer_recipient where offer_uuid = ?`,
+      [offerUuid],
+      'all',
+      tem.getTransactionContext(),
+    );
+    const counts = { centrals: Number(stored.centrals), technicians: Number(stored.technicians) };
+    return { offer, counts: counts.centrals + counts.technicians > 0 ? counts : await recordRecipients(tem, rt.config, offer) };
   });
-  if (!offer) {
+  if (!locked) {
     rt.log.info({ offerUuid }, 'distribution skipped: offer gone or no longer open');
     return null;
   }
+  const { offer, counts } = locked;
   const published = await publishToTechnicians(rt, em, offer);
   const pushes = await pushToCentrals(em, offerUuid, rt.config);
-  const [counts] = await em.getConnection().execute<Array<{ centrals: string; technicians: string }>>(
-    `select count(*) filter (where kind = 'central') as centrals, count(*) filter (where kind = 'technician') as technicians
-       from offer_recipient where offer_uuid = ?`,
-    [offerUuid],
-  );
   const outcome = {
-    centrals: Number(counts.centrals),
-    technicians: Number(counts.technicians),
+    centrals: counts.centrals,
+    technicians: counts.technicians,
     published,
     pushed: pushes.filter((ok) => ok).length,
     pushFailed: pushes.filter((ok) => !ok).length,
@@ -78,7 +79,8 @@ interface RecipientRow {
   delivery_id: string | null;
 }
 
-async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offer: Offer): Promise<void> {
+/** Records the recipients; returns how many centrals and technicians. */
+async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offer: Offer): Promise<{ centrals: number; technicians: number }> {
   const { centrals: centralIds, technicians } = await findCandidates(em, {
     lat: offer.originLat,
     lng: offer.originLng,
@@ -108,7 +110,8 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   }
   // the pushes (one multi-row INSERT by the unit of work), then every recipient in one statement
   if (pushes) await em.flush();
-  if (!rows.length) return;
+  const counts = { centrals: centrals.length, technicians: technicians.length };
+  if (!rows.length) return counts;
   await em.getConnection().execute(
     `insert into offer_recipient (offer_uuid, kind, central_id, technician_id, channel, distance_km, delivery_id, created_at)
      select ?::uuid, r.kind, r.central_id, r.technician_id, r.channel, r.distance_km, r.delivery_id, now()
@@ -118,6 +121,7 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
     'run',
     em.getTransactionContext(),
   );
+  return counts;
 }
 
 /**
@@ -134,8 +138,8 @@ async function pushToCentrals(em: EntityManager, offerUuid: string, cfg: SendCon
 
 /**
  * Claims the technicians not yet notified (one UPDATE) and publishes
- * `offer.new` to each, nearest first (D10), in one Redis pipeline; returns
- * how many. When the pipeline fails, none is counted (the rows stay claimed,
+ * `offer.new` to each, nearest first (D10), as one bus message; returns
+ * how many. When the publish fails, none is counted (the rows stay claimed,
  * as one failed publish did before: real-time delivery is fire-and-forget).
  */
 async function publishToTechnicians(rt: Runtime, em: EntityManager, offer: Offer): Promise<number> {
@@ -153,13 +157,15 @@ async function publishToTechnicians(rt: Runtime, em: EntityManager, offer: Offer
   if (!claimed.length) return 0;
   const fields = offerFields(offer);
   try {
-    await rt.events.publishMany(
-      claimed.map((r) => ({
-        audience: { kind: 'technician', technicianId: r.technician_id },
+    // one bus message for all of them, nearest first, each with its own distance (perTechnician)
+    await rt.events.publishMany([
+      {
+        audience: { kind: 'technicians', technicianIds: claimed.map((r) => r.technician_id) },
         event: 'offer.new',
-        data: { ...fields, distance: Number(r.distance_km) },
-      })),
-    );
+        data: fields,
+        each: Object.fromEntries(claimed.map((r) => [String(r.technician_id), { distance: Number(r.distance_km) }])),
+      },
+    ]);
     return claimed.length;
   } catch (err) {
     rt.log.warn({ err, offerUuid: offer.uuid, technicians: claimed.length }, 'offer.new not published');

@@ -4,6 +4,7 @@
  * shared with the socket upgrade), and an operator's Bearer JWT where the spec
  * allows it.
  */
+import type { CredentialCache } from '../../auth/cache.js';
 import type { Next } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../../auth/credentials.js';
@@ -18,18 +19,18 @@ export const OPERATOR_COOKIE = 'operator_token';
 
 type EmProvider = () => EntityManager;
 
-/** Koa middleware: HTTP Basic for `endpoint` (path without the version prefix). */
-export function basicAuth(em: EmProvider, endpoint: string) {
+/** Koa middleware: HTTP Basic for `endpoint` (path without the version prefix; null: not gated by the endpoint list). */
+export function basicAuth(em: EmProvider, endpoint: string | null, cache?: CredentialCache) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    ctx.state.apiUser = await authenticateBasic(em(), ctx.get('authorization') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip));
+    ctx.state.apiUser = await authenticateBasic(em(), ctx.get('authorization') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
     await next();
   };
 }
 
 /** Koa middleware: x-apikey for `endpoint`. */
-export function apiKeyAuth(em: EmProvider, endpoint: string) {
+export function apiKeyAuth(em: EmProvider, endpoint: string, cache?: CredentialCache) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    ctx.state.apiUser = await authenticateApiKey(em(), ctx.get('x-apikey') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip));
+    ctx.state.apiUser = await authenticateApiKey(em(), ctx.get('x-apikey') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
     await next();
   };
 }
@@ -41,7 +42,7 @@ const bearerToken = (ctx: AppContext): string | undefined => /^Bearer\s+(\S+)\s*
  * spec 5.3). A bad or expired token answers 401 in the controller envelope of
  * 4.4; the /finalize route turns its Basic 401s into that envelope too.
  */
-export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: string) {
+export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: string, cache?: CredentialCache) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const header = ctx.get('authorization');
     const bearer = bearerToken(ctx);
@@ -50,7 +51,7 @@ export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: stri
       if (!op) throw controllerError(401, AUTH_MESSAGES.basicInvalid);
       ctx.state.operator = op;
     } else {
-      ctx.state.apiUser = await authenticateBasic(em(), header || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip));
+      ctx.state.apiUser = await authenticateBasic(em(), header || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
     }
     await next();
   };

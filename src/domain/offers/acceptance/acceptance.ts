@@ -13,7 +13,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FromSchema } from 'json-schema-to-ts';
 import { Central, Offer, OfferResponse, Technician, type ApiUser } from '../../../db/entities/index.js';
-import { computeResponseFigures, type ResponseFigures } from '../../../geo/figures.js';
+import { computeResponseFigures, responseFigures, validCoords, type ResponseFigures } from '../../../geo/figures.js';
 import type { ErrorObject } from 'ajv';
 import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../../main/runtime.js';
@@ -187,10 +187,117 @@ async function forwardLateAcceptance(rt: Runtime, p: Parties, selection: Selecti
   return { kind: 'accepted', paymentPending: p.generator.requiresPaymentConfirmation };
 }
 
+interface Facts {
+  central_id: number | null;
+  central_nit: string | null;
+  offer_state: OfferState | null;
+  generator_id: number | null;
+  generator_nit: string | null;
+  url_api: string | null;
+  api_endpoint: ApiUser['apiEndpoint'] | null;
+  technician_id: number | null;
+  technician_names: string | null;
+  technician_rate: number | null;
+  distance_m: number | null;
+  lat: number | null;
+  lng: number | null;
+}
+
+/**
+ * Everything D4.2–6 and D2's figures need, in one statement: the caller's central, the offer, its generator's
+ * endpoint, the technician and its distance to the origin (the given point, else its last position).
+ */
+const FACTS = `
+  select c.id as central_id, c.nit as central_nit, o.state as offer_state, o.generator_id, g.nit as generator_nit,
+         g.url_api, g.api_endpoint, t.id as technician_id, t.names as technician_names, t.rate as technician_rate,
+         st_distance(o.origin, p.pt) as distance_m, st_y(p.pt::geometry) as lat, st_x(p.pt::geometry) as lng
+    from (select 1) one
+    left join central c on c.nit = ? and c.api_user_id = ?
+    left join offer o on o.uuid = ?
+    left join api_user g on g.id = o.generator_id
+    left join technician t on t.dni = ? and t.central_id = c.id
+    left join lateral (
+      select case when ?::boolean then st_setsrid(st_makepoint(?::float8, ?::float8), 4326)::geography else t.position end as pt
+    ) p on true`;
+
+/**
+ * The response of an offer still ABIERTA, in one statement: the offer locked FOR UPDATE (so it serialises with the
+ * evaluation, which locks it before reading the responses), the response upserted only when the state is ABIERTA
+ * (a central answering twice replaces its own), and the state seen under the lock.
+ */
+const RECORD = `
+  with o as (select uuid, state from offer where uuid = ? for update),
+  up as (
+    insert into offer_response (offer_uuid, central_id, technician_id, distance_km, time_min, time_given, rate, tech_lat, tech_lng, created_at, updated_at)
+    select o.uuid, ?, ?, ?, ?, ?, ?, ?, ?, now(), now() from o where o.state = 'ABIERTA'
+    on conflict (offer_uuid, central_id) do update
+       set technician_id = excluded.technician_id, distance_km = excluded.distance_km, time_min = excluded.time_min,
+           time_given = excluded.time_given, rate = excluded.rate, tech_lat = excluded.tech_lat, tech_lng = excluded.tech_lng,
+           updated_at = now()
+    returning id
+  )
+  select o.state, (select id from up) as response_id from o`;
+
+/**
+ * The common path (issue 12 item 5): a response to an offer still ABIERTA from a central that is not the
+ * generator's own: two round trips to PostgreSQL (the facts, then the locked upsert). Anything else (a late
+ * acceptance, the generator's own central, a state that changed meanwhile to SIN_RESPUESTA) takes the transactional
+ * path below; null says so.
+ */
+async function recordQuickly(rt: Runtime, em: EntityManager, caller: ApiUser, a: Parsed): Promise<AcceptanceOutcome | null> {
+  const given = a.position !== null && validCoords(a.position.lat, a.position.lng);
+  const [f] = await em.execute<Facts[]>(FACTS, [
+    a.dniPrestador,
+    caller.id,
+    a.offerUuid,
+    a.dniTecnico,
+    given,
+    given ? a.position!.lng : 0,
+    given ? a.position!.lat : 0,
+  ]);
+  if (f.central_id === null) throw new DomainError('acceptance.central-not-caller', { nit: a.dniPrestador });
+  if (f.offer_state === null || f.generator_id === null) throw new DomainError('acceptance.offer-not-found', { uuid: a.offerUuid });
+  if (f.technician_id === null) throw new DomainError('acceptance.technician-not-found', { dni: a.dniTecnico });
+  if (!profileEndpoint({ urlApi: f.url_api, apiEndpoint: f.api_endpoint ?? {} }, 'respuesta')) {
+    throw new DomainError('acceptance.generator-api-not-found', { generatorId: f.generator_id });
+  }
+  const early = refusal(f.offer_state);
+  if (early) throw early;
+  if (f.offer_state !== 'ABIERTA' || (f.generator_nit !== null && f.central_nit === f.generator_nit)) return null;
+  const figures = responseFigures(f, a.minutes, f.technician_id, rt.config.averageSpeedKmh);
+  const [r] = await em.execute<Array<{ state: OfferState; response_id: number | null }>>(RECORD, [
+    a.offerUuid,
+    f.central_id,
+    f.technician_id,
+    figures.distanceKm,
+    figures.timeMin,
+    figures.timeGiven,
+    f.technician_rate,
+    figures.techLat,
+    figures.techLng,
+  ]);
+  if (r.response_id === null) {
+    if (r.state === 'SIN_RESPUESTA') return null; // the window closed meanwhile: a late acceptance
+    throw refusal(r.state) ?? new DomainError('acceptance.closed', { state: r.state });
+  }
+  const view = responseView({
+    distanceKm: figures.distanceKm,
+    techLat: figures.techLat,
+    techLng: figures.techLng,
+    timeMin: figures.timeMin,
+    rate: f.technician_rate ?? 0,
+    technician: { names: f.technician_names ?? '' },
+  });
+  await publishOfferEvent(rt, { uuid: a.offerUuid, generatorId: f.generator_id }, 'offer.response', { response: view });
+  return { kind: 'recorded' };
+}
+
 /** PUT /aceptacion and the technician's `offer.respond`: a validated body, the caller's answer. */
 export async function acceptOffer(rt: Runtime, caller: ApiUser, input: AcceptanceInput): Promise<AcceptanceOutcome> {
   const a = parseAcceptance(input);
   const em = rt.orm.em.fork();
+  const quick = await recordQuickly(rt, em, caller, a);
+  if (quick) return quick;
   const parties = await findParties(em, caller, a);
   const early = refusal(parties.offer.state);
   if (early) throw early;

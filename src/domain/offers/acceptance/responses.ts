@@ -29,7 +29,10 @@ export const RESPONSES_MESSAGES = {
   notFound: 'NO SE HA ENCONTRADO LA OFERTA',
 } as const;
 
-export function responseView(r: OfferResponse): ResponseView {
+/** A stored response, or one just written with its figures (PUT /aceptacion's quick path), as spec 2.3 shows it. */
+export type ResponseFacts = Pick<OfferResponse, 'distanceKm' | 'techLat' | 'techLng' | 'timeMin' | 'rate'> & { technician: { names: string } };
+
+export function responseView(r: ResponseFacts): ResponseView {
   return {
     distance: r.distanceKm,
     techCoords: { latitud: r.techLat === null ? '' : String(r.techLat), longitud: r.techLng === null ? '' : String(r.techLng) },

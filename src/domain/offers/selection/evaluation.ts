@@ -2,41 +2,113 @@
  * The end of the response window (decisions D2) and of an offer's life
  * (D1: OFFER_MAX_OPEN_MS). Both lock the offer and do nothing unless it is
  * still in the state they act on, so a repeated or late job is harmless.
+ *
+ * Windows close in batches (issue 12, item 3): the evaluation of one offer
+ * also closes every other ABIERTA offer whose deadline has passed and that no
+ * one else holds (FOR UPDATE SKIP LOCKED, up to CLOSE_BATCH), with one read
+ * of their responses and one flush for all of them. When many windows close
+ * at once and the jobs queue up, the first job closes what is due and the
+ * jobs behind it find their offer closed: the cost per window falls as the
+ * load grows, so selection stays punctual. The job's own offer is locked
+ * first and waited for (a response being written holds it), the others are
+ * only taken when free, so no two batches wait on each other.
  */
-import { OfferResponse } from '../../../db/entities/index.js';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Offer, OfferResponse } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
-import { resumeAcceptance } from './acceptanceNotification.js';
+import { enqueueAcceptance, resumeAcceptance } from './acceptanceNotification.js';
+import { afterCommit, onCommit, type OfferRef } from '../lifecycle/announce.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { rankResponses } from './ranking.js';
-import { announceSelection, selectResponse } from './selection.js';
+import { selectionLateness } from '../../../metrics/metrics.js';
+import { announceSelection, selectResponse, type Selection } from './selection.js';
 import { lockOffer, transition } from '../lifecycle/stateMachine.js';
+import { scheduleExpiry } from '../create/schedule.js';
 
 const ACTOR = 'system:evaluation';
+/** the most windows one evaluation closes in one transaction */
+export const CLOSE_BATCH = 100;
 
-/** ABIERTA → ACEPTADA with the best response, or → SIN_RESPUESTA without any. Returns what happened. */
+type Closed =
+  | { kind: 'selected'; uuid: string; selection: Selection; deadlineAt: Date | null }
+  | { kind: 'no-response'; uuid: string; ref: OfferRef };
+
+/** ABIERTA → ACEPTADA with the best response, or → SIN_RESPUESTA without any. Returns what happened to `uuid`. */
 export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selected' | 'no-response' | 'nothing'> {
-  const outcome = await rt.orm.em.fork().transactional(async (em) => {
-    const offer = await lockOffer(em, uuid);
-    if (!offer || offer.state !== 'ABIERTA') return null;
-    const responses = await em.find(OfferResponse, { offer: uuid }, { populate: ['central', 'technician'] });
-    if (responses.length === 0) {
-      await transition(em, offer, { to: 'SIN_RESPUESTA', by: 'evaluacion', actor: ACTOR });
-      return { kind: 'no-response' as const, ref: { uuid, generatorId: offer.generator.id } };
-    }
-    const ranked = rankResponses(responses);
-    const selection = await selectResponse(em, rt.config, offer, ranked[0], ranked, { to: 'ACEPTADA', by: 'evaluacion', actor: ACTOR });
-    return { kind: 'selected' as const, selection };
-  });
-  if (!outcome) {
+  // A window another job's batch closed meanwhile costs two plain reads (no transaction, no lock): its state,
+  // then, to repair a lost enqueue, its acceptance notification still unsent.
+  const [seen] = await rt.orm.em.getConnection().execute<Array<{ state: string }>>(`select state from offer where uuid = ?`, [uuid]);
+  if (seen?.state !== 'ABIERTA') {
     await resumeAcceptance(rt, uuid);
     return 'nothing';
   }
-  if (outcome.kind === 'selected') {
-    await announceSelection(rt, outcome.selection, { dispatch: true, closed: 'selected' });
-  } else {
-    await publishOfferEvent(rt, outcome.ref, 'offer.closed', { result: 'no-response' });
+  const closed = await rt.orm.em.fork().transactional(async (em) => {
+    const own = await lockOffer(em, uuid);
+    const others = await em.find(
+      Offer,
+      { state: 'ABIERTA', deadlineAt: { $lte: new Date() }, uuid: { $ne: uuid } },
+      { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE, orderBy: { deadlineAt: 'asc' }, limit: CLOSE_BATCH - 1, refresh: true },
+    );
+    const offers = own?.state === 'ABIERTA' ? [own, ...others] : others;
+    return offers.length ? closeWindows(em, rt, offers) : [];
+  });
+  for (const c of closed) {
+    if (c.kind === 'selected') {
+      // D19: deadline → selection committed (the transaction above has committed)
+      if (c.deadlineAt) selectionLateness.observe(Math.max(0, Date.now() - c.deadlineAt.getTime()) / 1000);
+      await announceSelection(rt, c.selection, { dispatch: false, closed: 'selected' });
+    } else {
+      await publishOfferEvent(rt, c.ref, 'offer.closed', { result: 'no-response' });
+    }
   }
-  return outcome.kind;
+  const mine = closed.find((c) => c.uuid === uuid);
+  if (!mine) await resumeAcceptance(rt, uuid);
+  return mine?.kind ?? 'nothing';
+}
+
+/** Closes the windows of locked ABIERTA offers: one read of their responses, one flush. */
+async function closeWindows(em: EntityManager, rt: Runtime, offers: Offer[]): Promise<Closed[]> {
+  const responses = await em.find(
+    OfferResponse,
+    { offer: { $in: offers.map((o) => o.uuid) } },
+    { populate: ['central.apiUser', 'technician'] },
+  );
+  await em.populate(offers, ['generator']);
+  const byOffer = new Map<string, OfferResponse[]>();
+  for (const r of responses) {
+    const list = byOffer.get(r.offer.uuid) ?? [];
+    list.push(r);
+    byOffer.set(r.offer.uuid, list);
+  }
+  const closed: Closed[] = [];
+  const deliveries: string[] = [];
+  const unanswered: Offer[] = [];
+  // after the commit, first the acceptance notifications (6.1) and the expiries of the unanswered, then the
+  // transitions' own announcements (a lost expiry enqueue is the sweeper's once the offer is overdue)
+  onCommit(em, async () => {
+    await Promise.all([
+      ...deliveries.map((deliveryId) =>
+        afterCommit(rt, 'enqueue acceptance notification', { deliveryId }, () => enqueueAcceptance(rt, deliveryId)),
+      ),
+      ...unanswered.map((offer) => afterCommit(rt, 'enqueue expiry', { uuid: offer.uuid }, () => scheduleExpiry(rt, offer))),
+    ]);
+  });
+  for (const offer of offers) {
+    const own = byOffer.get(offer.uuid) ?? [];
+    if (own.length === 0) {
+      await transition(em, offer, { to: 'SIN_RESPUESTA', by: 'evaluacion', actor: ACTOR, responses: [], flush: false });
+      unanswered.push(offer);
+      closed.push({ kind: 'no-response', uuid: offer.uuid, ref: { uuid: offer.uuid, generatorId: offer.generator.id } });
+      continue;
+    }
+    const ranked = rankResponses(own);
+    const selection = await selectResponse(em, rt.config, offer, ranked[0], ranked, { to: 'ACEPTADA', by: 'evaluacion', actor: ACTOR, batch: true });
+    if (selection.deliveryId) deliveries.push(selection.deliveryId);
+    closed.push({ kind: 'selected', uuid: offer.uuid, selection, deadlineAt: offer.deadlineAt ?? null });
+  }
+  await em.flush();
+  return closed;
 }
 
 /** SIN_RESPUESTA → EXPIRADA; anything else stays as it is. */

@@ -15,6 +15,7 @@ import { enqueueAcceptance, planAcceptanceNotification } from './acceptanceNotif
 import { afterCommit, type OfferRef } from '../lifecycle/announce.js';
 import { publishOfferEvent, type ClosedResult } from '../lifecycle/events.js';
 import { rankingEntries } from './ranking.js';
+import { ensureServiceCodes } from '../lifecycle/codes.js';
 import { responseView, type ResponseView } from '../acceptance/responses.js';
 import { transition, type TransitionResult, type Trigger } from '../lifecycle/stateMachine.js';
 
@@ -30,6 +31,8 @@ export interface SelectionMove {
   to: OfferState;
   by: Trigger;
   actor: string;
+  /** a batch (evaluation.ts): `ranked` is every response of the offer with `central.apiUser` loaded, and the caller flushes */
+  batch?: boolean;
 }
 
 /** `chosen` wins; `ranked` is every response considered, best first (stored with the selection, D2). */
@@ -46,9 +49,13 @@ export async function selectResponse(
   offer.assignedTechnician = chosen.technician;
   offer.acceptedResponse = chosen.id;
   offer.ranking = rankingEntries(ranked);
+  // An own-central acceptance assigns at once: its code exists before the notification is planned (D16).
+  if (move.to === 'ASIGNADA') await ensureServiceCodes(em, offer);
   const deliveryId = planAcceptanceNotification(em, cfg, offer, generator, chosen);
+  const { batch, ...step } = move;
   const result = await transition(em, offer, {
-    ...move,
+    ...step,
+    ...(batch ? { responses: ranked, flush: false } : {}),
     techLat: chosen.techLat ?? null,
     techLng: chosen.techLng ?? null,
     detail: { responseId: chosen.id, centralId: chosen.central.id, technicianId: chosen.technician.id, deliveryId },

@@ -1,0 +1,72 @@
+/**
+ * A short-lived cache of verified API credentials (issue 12 item 5): a request
+ * whose Basic pair or API key was verified in the last AUTH_CACHE_TTL_MS
+ * (5 s) costs no ORM lookup. Entries are keyed by an HMAC of the presented
+ * credentials under a random per-process key (never the plain password or key)
+ * and hold the API user's row as it was then, so a status change or a new
+ * password takes effect within the TTL on every process; provisioning publishes
+ * an invalidation on Redis that empties every process's cache at once.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import { createRedis } from '../queues/redis.js';
+
+export type CredentialScheme = 'basic' | 'key';
+
+export class CredentialCache {
+  private readonly secret = randomBytes(32);
+  private readonly entries = new Map<string, { row: Record<string, unknown>; expires: number }>();
+
+  constructor(
+    readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  private id(scheme: CredentialScheme, credential: string): string {
+    return createHmac('sha256', this.secret).update(`${scheme}\0${credential}`).digest('base64');
+  }
+
+  /** The cached row for these credentials, or null (absent, expired, or caching off). */
+  get(scheme: CredentialScheme, credential: string): Record<string, unknown> | null {
+    if (this.ttlMs <= 0) return null;
+    const key = this.id(scheme, credential);
+    const hit = this.entries.get(key);
+    if (!hit) return null;
+    if (hit.expires <= Date.now()) {
+      this.entries.delete(key);
+      return null;
+    }
+    return hit.row;
+  }
+
+  set(scheme: CredentialScheme, credential: string, row: Record<string, unknown>): void {
+    if (this.ttlMs <= 0) return;
+    if (this.entries.size >= this.maxEntries) this.entries.clear(); // bounded: a burst of distinct credentials cannot grow it
+    this.entries.set(this.id(scheme, credential), { row, expires: Date.now() + this.ttlMs });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export const authInvalidationChannel = (prefix: string): string => `${prefix}-auth-invalidate`;
+
+/** Every process's cache is emptied (after provisioning changed API users). */
+export async function publishAuthInvalidation(redis: Redis, prefix: string): Promise<void> {
+  await redis.publish(authInvalidationChannel(prefix), 'flush');
+}
+
+/** Empties `cache` whenever an invalidation is published; returns the unsubscribe. */
+export async function subscribeAuthInvalidation(redisUrl: string, prefix: string, cache: CredentialCache, log: Logger): Promise<() => Promise<void>> {
+  const sub = createRedis(redisUrl, { maxRetriesPerRequest: null });
+  sub.on('error', (err) => log.warn({ err }, 'auth invalidation subscriber error'));
+  sub.on('message', () => cache.clear());
+  // A lost subscription could keep a revoked credential up to the TTL only; clear on every reconnection too.
+  sub.on('ready', () => cache.clear());
+  await sub.subscribe(authInvalidationChannel(prefix));
+  return async () => {
+    sub.disconnect();
+  };
+}

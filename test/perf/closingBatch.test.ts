@@ -1,0 +1,131 @@
+/**
+ * Issue 12.3: windows close in batches. One evaluation closes every ABIERTA
+ * offer past its deadline that no one else holds, in the same statements for
+ * two windows as for twelve (counted at the pg driver, not timed); a window
+ * another transaction holds is left to it, while the job's own offer is
+ * waited for; each closed window's 6.1 send is enqueued once.
+ */
+import { expect } from 'chai';
+import pg from 'pg';
+import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
+import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
+import { jobId } from '../../src/queues/registry.js';
+import { resetDb } from '../helpers/db.js';
+import { GENERATOR_URL, WITH_STATE_ENDPOINT, makeApiUser, makeOffer, makeServiceType } from '../helpers/factories.js';
+import { startApp, type TestApp } from '../helpers/harness.js';
+import { acceptanceBody, makeGenerator, makeResponder, type Generator, type Responder } from '../helpers/offers.js';
+import { statementsOf } from '../helpers/statements.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('closing windows in batches (issue 12.3)', () => {
+  let app: TestApp;
+  let gen: Generator;
+  let fast: Responder;
+  let slow: Responder;
+  const fork = () => app.rt.orm.em.fork();
+  const sql = (q: string, params: unknown[] = []) => fork().getConnection().execute(q, params);
+
+  /** Offers past their deadline (or not, `due: false`), each answered by both responders or by none. */
+  async function offers(answered: boolean[], due = true): Promise<string[]> {
+    const uuids: string[] = [];
+    for (const answer of answered) {
+      const offer = await makeOffer(fork(), gen.user, { deadlineAt: new Date(Date.now() + 60_000) });
+      if (answer) {
+        for (const [r, minutes] of [[fast, 8], [slow, 15]] as const) {
+          const res = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(offer.uuid, r, { tiempoLlegadaSitio: minutes }), headers: { 'x-apikey': r.key } });
+          expect(res.statusCode).to.equal(200);
+        }
+      }
+      uuids.push(offer.uuid);
+    }
+    if (due) await sql(`update offer set deadline_at = now() - interval '1 second' where uuid = any(?::uuid[])`, [`{${uuids.join(',')}}`]);
+    return uuids;
+  }
+
+  const stateOf = async (uuid: string) => (await fork().findOneOrFail(Offer, { uuid })).state;
+
+  before(async () => {
+    app = await startApp();
+    await resetDb(app.rt.orm);
+    await makeServiceType(fork(), { id: 1 });
+    gen = await makeGenerator(fork(), WITH_STATE_ENDPOINT);
+    fast = await makeResponder(fork(), { rate: 4 });
+    // the losing central has a novelty endpoint: its "not assigned" notice is planned in the batch too (D12)
+    const key = 'key-slow-central-0001';
+    const owner = (await makeApiUser(fork(), { apiKey: key, endpoints: ['/aceptacion'], urlApi: GENERATOR_URL, apiEndpoint: { novedad: '/novedad' } })).user;
+    slow = await makeResponder(fork(), { owner, name: 'Grúas del Sur' });
+  });
+  after(async () => app.close());
+
+  it('one evaluation closes every window past its deadline, with the same statements for 2 windows as for 12', async () => {
+    const small = await offers([true, false]);
+    const smallStatements = await statementsOf(() => evaluateOffer(app.rt, small[0]));
+    expect(await Promise.all(small.map(stateOf))).to.deep.equal(['ACEPTADA', 'SIN_RESPUESTA']);
+
+    const big = await offers([true, true, true, false, true, true, false, true, true, false, true, false]);
+    const [notDue] = await offers([true], false);
+    let outcome = '';
+    const bigStatements = await statementsOf(async () => {
+      outcome = await evaluateOffer(app.rt, big[3]);
+    });
+    expect(outcome).to.equal('no-response');
+    expect(bigStatements.length, bigStatements.join('\n---\n')).to.equal(smallStatements.length);
+    expect(bigStatements.length, 'a read, begin, 2 locks, the responses, the generators, 3 writes, commit').to.be.at.most(10);
+
+    const answered = big.filter((_, i) => ![3, 6, 9, 11].includes(i));
+    for (const uuid of answered) {
+      const offer = await fork().findOneOrFail(Offer, { uuid });
+      expect(offer.state).to.equal('ACEPTADA');
+      expect(offer.assignedCentral!.id, 'the faster arrival wins (D2)').to.equal(fast.central.id);
+      expect(offer.ranking).to.have.length(2);
+      const deliveries = await fork().find(WebhookDelivery, { offer: uuid }, { orderBy: { kind: 'asc' } });
+      expect(deliveries.map((d) => [d.kind, d.url])).to.deep.equal([
+        ['acceptance', `${GENERATOR_URL}/api/v1/respuesta`],
+        ['novedad', `${GENERATOR_URL}/novedad`],
+      ]);
+      const job = await app.rt.queues.get('webhook-dispatch').getJob(jobId('deliver', deliveries[0].id));
+      expect(job, 'its 6.1 send is enqueued').to.not.equal(undefined);
+    }
+    for (const uuid of big.filter((u) => !answered.includes(u))) {
+      const offer = await fork().findOneOrFail(Offer, { uuid });
+      expect(offer.state).to.equal('SIN_RESPUESTA');
+      expect((await fork().find(WebhookDelivery, { offer: uuid })).map((d) => d.kind)).to.deep.equal(['state']);
+      // its expiry, due OFFER_MAX_OPEN_MS after creation, is enqueued now that the window closed unanswered
+      const expire = await app.rt.queues.get('offer-evaluation').getJob(jobId('expire', uuid));
+      expect(expire?.data).to.deep.equal({ offerUuid: uuid });
+      expect(expire!.timestamp + expire!.opts.delay!).to.be.closeTo(offer.expiresAt!.getTime(), 2000);
+    }
+    for (const uuid of big) {
+      expect(await fork().count(OfferTransition, { offer: uuid, fromState: 'ABIERTA' }), 'one move out of ABIERTA').to.equal(1);
+    }
+    expect(await stateOf(notDue), 'a window still open is not closed early').to.equal('ABIERTA');
+    // the other windows' own jobs, when they come, find them closed and do nothing
+    expect(await evaluateOffer(app.rt, big[0])).to.equal('nothing');
+    expect(await fork().count(OfferTransition, { offer: big[0], fromState: 'ABIERTA' })).to.equal(1);
+  });
+
+  it('a window another transaction holds is left to it; the job\'s own offer is waited for', async () => {
+    const [mine, held] = await offers([true, true]);
+    const holder = new pg.Client({ connectionString: app.rt.config.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('select 1 from offer where uuid = $1 for update', [held]);
+      expect(await evaluateOffer(app.rt, mine)).to.equal('selected');
+      expect(await stateOf(held), 'skipped, not waited for').to.equal('ABIERTA');
+
+      const own = evaluateOffer(app.rt, held);
+      await waitFor(async () => {
+        const { rows } = await holder.query(
+          `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`,
+        );
+        return rows[0].n > 0;
+      });
+      await holder.query('commit');
+      expect(await own).to.equal('selected');
+    } finally {
+      await holder.end();
+    }
+    expect(await stateOf(held)).to.equal('ACEPTADA');
+  });
+});
