@@ -5,6 +5,7 @@
  * in the acceptance endpoint's envelope `{status, data}`
  * (src/http/presenters/positions.ts).
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ErrorObject } from 'ajv';
 import { Technician, type ApiUser } from '../db/entities/index.js';
 import { DomainError } from '../domain/errors.js';
@@ -74,5 +75,16 @@ export async function reportPosition(rt: Runtime, caller: PositionCaller, body: 
       ? await em.findOne(Technician, { id: caller.technicianId })
       : await em.findOne(Technician, { dni: body.dniTecnico, central: { apiUser: caller.id } });
   if (!tech) throw new DomainError('position.technician-not-found');
-  await setTechnicianPosition(em, tech.id, { lat: body.latitud, lng: body.longitud }, new Date(), body.disponible);
+  const at = new Date();
+  await setTechnicianPosition(em, tech.id, { lat: body.latitud, lng: body.longitud }, at, body.disponible);
+  if (tech.busyOfferUuid) await tellCustomer(rt, em, tech.busyOfferUuid, { latitud: body.latitud, longitud: body.longitud, fecha: at.toISOString() });
+}
+
+/** D14: the customer follows the technician's position while it is on its way (EN_CAMINO). */
+async function tellCustomer(rt: Runtime, em: EntityManager, offerUuid: string, position: { latitud: number; longitud: number; fecha: string }): Promise<void> {
+  const [offer] = await em.execute<Array<{ state: string; codigo_servicio: string | null }>>(`select state, codigo_servicio from offer where uuid = ?`, [offerUuid]);
+  if (offer?.state !== 'EN_CAMINO') return;
+  await rt.events
+    .publish({ kind: 'customer', offerUuid }, 'service.position', { uuid: offerUuid, expediente: offer.codigo_servicio ?? offerUuid, ...position })
+    .catch((err: unknown) => rt.log.warn({ err, uuid: offerUuid }, 'position event not published'));
 }

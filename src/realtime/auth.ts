@@ -5,7 +5,9 @@
  * - a technician: its central's `x-apikey` (permission for /aceptacion) plus
  *   `x-dni-tecnico`, a technician of a central that key's user owns;
  * - an operator: `Authorization: Bearer <JWT>`, or `?token=<JWT>` because
- *   browsers cannot set headers on a WebSocket.
+ *   browsers cannot set headers on a WebSocket;
+ * - a customer: `?tracking=<tracking token>` (D14), for its one service, or
+ *   the customer page's httpOnly cookie when no other credential is given.
  * Failures throw the HttpError the HTTP API would answer (401 or 403, or the
  * failure limit's 429 when `guard` is given).
  */
@@ -14,14 +16,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/credentials.js';
 import type { AuthGuard } from '../auth/failLimit.js';
 import { authenticateOperator } from '../auth/jwt.js';
-import { keyError, systemError } from '../http/errors.js';
+import { controllerError, keyError, systemError } from '../http/errors.js';
+import { TRACKING_MESSAGES } from '../domain/tracking/messages.js';
+import { resolveTrackingToken } from '../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../limits.js';
 import { isStorableText } from '../text.js';
 
 export type Identity =
   | { kind: 'generator'; apiUserId: number; username: string }
   | { kind: 'technician'; apiUserId: number; technicianId: number; dniTecnico: string; nit: string }
-  | { kind: 'operator'; operatorId: number; username: string };
+  | { kind: 'operator'; operatorId: number; username: string }
+  /** a customer following one service with its tracking token (`/v3?tracking=<token>`, D14) */
+  | { kind: 'customer'; offerUuid: string };
 
 export type ClientKind = Identity['kind'];
 
@@ -33,6 +39,22 @@ export const SOCKET_AUTH_MESSAGES = {
   technicianUnknown: 'NO SE ENCONTRÓ EL TÉCNICO',
   dniUnstorable: 'El documento del técnico (x-dni-tecnico) contiene caracteres no permitidos.',
 } as const;
+
+/** The customer page's httpOnly cookie holding its tracking token (D14): it also opens the page's socket. */
+export const TRACKING_COOKIE = 'seguimiento';
+
+function cookie(req: IncomingMessage, name: string): string | null {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join('='));
+    } catch {
+      return null; // a malformed %-escape names no token
+    }
+  }
+  return null;
+}
 
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
@@ -46,6 +68,13 @@ export async function authenticateUpgrade(
   jwtSecret: string,
   guard?: AuthGuard,
 ): Promise<Identity> {
+  const authorizationHeader = header(req, 'authorization');
+  const tracking = url.searchParams.get('tracking') ?? (authorizationHeader || header(req, 'x-apikey') ? null : cookie(req, TRACKING_COOKIE));
+  if (tracking !== null) {
+    const session = await resolveTrackingToken(em, tracking);
+    if (!session) throw controllerError(401, TRACKING_MESSAGES.tokenInvalid);
+    return { kind: 'customer', offerUuid: session.offer.uuid };
+  }
   const authorization = header(req, 'authorization');
   const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   const token = bearer ?? url.searchParams.get('token') ?? undefined;

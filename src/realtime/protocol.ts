@@ -19,7 +19,7 @@ const fromDocument = (n: { name: string }) => compile(openApiDocument().componen
 
 /** Incoming events, the data each carries, and who may send it. */
 const INCOMING = {
-  ping: { schema: SocketPing, senders: ['generator', 'technician', 'operator'] },
+  ping: { schema: SocketPing, senders: ['generator', 'technician', 'operator', 'customer'] },
   'offer.respond': { schema: SocketOfferRespond, senders: ['technician'] },
   position: { schema: SocketPosition, senders: ['technician'] },
   progress: { schema: SocketProgress, senders: ['technician'] },

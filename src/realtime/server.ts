@@ -5,6 +5,7 @@
  * heartbeats, a bound on each socket's unsent bytes, and events from every
  * process through Redis pub/sub. The protocol is described in docs/realtime.md.
  */
+import { countSocketsWith } from '../metrics/metrics.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -75,6 +76,12 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
   const log = rt.log.child({ module: 'realtime' });
   const actions = opts.actions ?? technicianActions;
   const hub = new Hub(cfg.wsMaxBufferBytes, log);
+  // D19: this process's sockets by kind, read at each metrics publication
+  countSocketsWith(() => {
+    const counts: Record<string, number> = { generator: 0, technician: 0, operator: 0, customer: 0 };
+    for (const c of hub.all()) counts[c.identity.kind] += 1;
+    return counts;
+  });
   const wss = new WebSocketServer({ noServer: true, maxPayload: cfg.wsMaxMessageBytes, perMessageDeflate: false, clientTracking: false });
   const running = new Set<Promise<void>>();
   const authFailures = authFailLimit(rt);

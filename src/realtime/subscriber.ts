@@ -22,14 +22,21 @@ const busSchema = {
         { type: 'object', required: ['kind', 'technicianId'], properties: { kind: { const: 'technician' }, technicianId: id } },
         {
           type: 'object',
+          required: ['kind', 'technicianIds'],
+          properties: { kind: { const: 'technicians' }, technicianIds: { type: 'array', items: id } },
+        },
+        {
+          type: 'object',
           required: ['kind', 'offerUuid', 'apiUserId'],
           properties: { kind: { const: 'offer' }, offerUuid: { type: 'string' }, apiUserId: id },
         },
         { type: 'object', required: ['kind'], properties: { kind: { const: 'operators' } } },
+        { type: 'object', required: ['kind', 'offerUuid'], properties: { kind: { const: 'customer' }, offerUuid: { type: 'string' } } },
       ],
     },
     event: { type: 'string', minLength: 1 },
     data: {},
+    each: { type: 'object', additionalProperties: { type: 'object' } },
   },
 } as const;
 

@@ -39,7 +39,22 @@ export const OFFER_MESSAGES = {
   outOfRange: (f: string, axis: Axis) => `EL CAMPO '${f}' DEBE ESTAR ENTRE ${rangeText(axis)}`,
   badDate: "EL CAMPO 'fechaCita' DEBE SER UNA FECHA VÁLIDA CON EL FORMATO AAAA-MM-DD",
   badTime: "EL CAMPO 'horaCita' DEBE SER UNA HORA VÁLIDA CON EL FORMATO HH:MM (24 HORAS)",
+  badPhone: "EL CAMPO 'telefonoCliente' DEBE SER UN TELÉFONO DE 7 A 15 DÍGITOS, CON '+' INICIAL OPCIONAL (SE ADMITEN ESPACIOS Y GUIONES ENTRE DÍGITOS)",
 } as const;
+
+/**
+ * The customer's phone (D16): 7–15 digits, an optional leading `+`, a space
+ * or a dash allowed between digits. Each repetition takes exactly one digit,
+ * so the pattern is linear.
+ */
+export const PHONE_PATTERN = '^\\+?(?:[0-9][ -]?){6,14}[0-9]$';
+
+/** `+57 300-123 4567` → `+573001234567`; empty → null. */
+export function normalizePhone(value: string | null | undefined): string | null {
+  const v = value?.trim();
+  if (!v) return null;
+  return `${v.startsWith('+') ? '+' : ''}${v.replace(/[^0-9]/g, '')}`;
+}
 
 const text = (max: number) => ({ type: ['string', 'null'], maxLength: max }) as const;
 const coord = { type: ['number', 'string', 'null'], maxLength: MAX_COORDINATE_LENGTH, pattern: NUMERIC_OR_EMPTY } as const;
@@ -92,6 +107,7 @@ export const offerSchema = {
         internal: identifier,
         global: identifier,
         socketId: text(255),
+        telefonoCliente: { type: ['string', 'null'], maxLength: 32, anyOf: [{ type: 'null' }, { maxLength: 0 }, { pattern: PHONE_PATTERN }] },
       },
     },
   ],
@@ -116,6 +132,7 @@ export function offerErrorMessage(e: ErrorObject): string {
   if (INTEGER_FIELDS.has(field)) return OFFER_MESSAGES.notAnInteger(field);
   if (field === 'fechaCita') return OFFER_MESSAGES.badDate;
   if (field === 'horaCita') return OFFER_MESSAGES.badTime;
+  if (field === 'telefonoCliente') return OFFER_MESSAGES.badPhone;
   if (field === 'vehiculo') return OFFER_MESSAGES.notAnObjectField(field);
   return OFFER_MESSAGES.notText(field);
 }
@@ -146,6 +163,8 @@ export interface OfferDraft {
   internal: number | null;
   global: number | null;
   socketId: string | null;
+  /** normalised (normalizePhone); never sent to centrals or technicians before assignment */
+  telefonoCliente: string | null;
 }
 
 /** Trimmed text; empty means absent. */
@@ -238,5 +257,6 @@ export function draftOffer(input: OfferInput): OfferDraft {
     internal: identifierValue(input.internal),
     global: identifierValue(input.global),
     socketId: clean(input.socketId),
+    telefonoCliente: normalizePhone(input.telefonoCliente),
   };
 }

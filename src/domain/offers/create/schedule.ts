@@ -1,23 +1,34 @@
 /**
- * The jobs of an open offer (STYLE 5, 6): distribution now, evaluation at the
- * deadline, expiry OFFER_MAX_OPEN_MS after creation (their ids, attempts and
- * backoff are the registry's, src/queues/registry.ts). Job ids derive from the
- * uuid, so scheduling an offer again (a retried POST /oferta) is harmless and
- * repairs an offer whose first enqueue failed after its commit.
+ * The jobs of an open offer (STYLE 5, 6): distribution now and evaluation at
+ * the deadline (their ids, attempts and backoff are the registry's,
+ * src/queues/registry.ts). Job ids derive from the uuid, so scheduling an
+ * offer again (a retried POST /oferta) is harmless and repairs an offer whose
+ * first enqueue failed after its commit.
+ *
+ * The expiry (OFFER_MAX_OPEN_MS after creation) acts only on an offer whose
+ * window closed unanswered, so it is enqueued when that happens
+ * (scheduleExpiry, from the evaluation), not with every offer: POST /oferta
+ * adds two jobs, not three (issue 12, item 1). A lost expiry enqueue is
+ * repaired by the outbox sweeper once the offer is overdue.
  */
 import type { Offer } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
 
+const after = (at: Date | null | undefined, now: Date) => Math.max(0, (at ?? now).getTime() - now.getTime());
+
 export async function scheduleOfferJobs(
   rt: Runtime,
-  offer: Pick<Offer, 'uuid' | 'createdAt' | 'deadlineAt' | 'expiresAt'>,
+  offer: Pick<Offer, 'uuid' | 'createdAt' | 'deadlineAt'>,
   now: Date = offer.createdAt,
 ): Promise<void> {
-  const after = (at: Date | null | undefined) => Math.max(0, (at ?? now).getTime() - now.getTime());
   const data = { offerUuid: offer.uuid };
   await Promise.all([
     rt.queues.add('offer-distribution', 'distribute', data),
-    rt.queues.add('offer-evaluation', 'evaluate', data, { delay: after(offer.deadlineAt) }),
-    rt.queues.add('offer-evaluation', 'expire', data, { delay: after(offer.expiresAt) }),
+    rt.queues.add('offer-evaluation', 'evaluate', data, { delay: after(offer.deadlineAt, now) }),
   ]);
+}
+
+/** An offer that went SIN_RESPUESTA: its expiry job, due at its `expiresAt`. */
+export async function scheduleExpiry(rt: Runtime, offer: Pick<Offer, 'uuid' | 'expiresAt'>, now = new Date()): Promise<void> {
+  await rt.queues.add('offer-evaluation', 'expire', { offerUuid: offer.uuid }, { delay: after(offer.expiresAt, now) });
 }

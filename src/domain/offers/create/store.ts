@@ -50,13 +50,13 @@ with st as (
                      origin_lat, origin_lng, direccion_origen, punto_referencia_origen, ciudad, departamento,
                      dest_lat, dest_lng, direccion_destino, punto_referencia_destino, descripcion_servicio,
                      fecha_cita, hora_cita, scheduled_at, observaciones, vehiculo, priority, ofertante,
-                     internal, global, socket_id,
+                     internal, global, socket_id, telefono_cliente,
                      assigned_central_id, assigned_technician_id, codigo_servicio, codigo_solicitud)
   select ?::uuid, ?::int, st.id, ?::text, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz,
          ?::float8, ?::float8, ?::text, ?::text, ?::text, ?::text,
          ?::float8, ?::float8, ?::text, ?::text, st.descripcion,
          ?::text, ?::text, ?::timestamptz, ?::text, ?::jsonb, ?::boolean, ?::text,
-         ?::bigint, ?::bigint, ?::text,
+         ?::bigint, ?::bigint, ?::text, ?::text,
          ?::int, ?::int, ?::text, ?::text
     from st
   on conflict (uuid) do nothing
@@ -103,6 +103,7 @@ export async function insertOffer(em: EntityManager, o: NewOffer, creation: Crea
     o.internal,
     o.global,
     o.socketId,
+    o.telefonoCliente,
     a?.centralId ?? null,
     a?.technicianId ?? null,
     a?.codigoServicio ?? null,

@@ -6,7 +6,7 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, OfferTransition } from '../../../db/entities/index.js';
+import { Offer, OfferTransition, type OfferResponse } from '../../../db/entities/index.js';
 import { DomainError, type RefusedOperation } from '../../errors.js';
 import { planStateNotifications } from '../../notifications/plan.js';
 import { announceOnCommit, requireCommitSteps } from './announce.js';
@@ -77,6 +77,14 @@ export interface TransitionInput {
   techLat?: number | null;
   techLng?: number | null;
   detail?: Record<string, unknown>;
+  /**
+   * Every response of the offer, with `central.apiUser` loaded, when the
+   * caller already holds them (a batch of closing windows): the centrals'
+   * notifications are planned from them instead of a query.
+   */
+  responses?: readonly OfferResponse[];
+  /** false: the caller flushes once for many moves (the default flushes this one) */
+  flush?: boolean;
 }
 
 export interface TransitionResult {
@@ -109,6 +117,7 @@ export async function transition(em: EntityManager, offer: Offer, input: Transit
   if (!canMove(from, input.to, input.by)) throw refusedMove(from, input.by, input.to);
   offer.state = input.to;
   if (input.to === 'ASIGNADA') await ensureServiceCodes(em, offer);
+  await holdOrReleaseTechnician(em, offer, input.to);
   em.create(OfferTransition, {
     offer,
     fromState: from,
@@ -119,11 +128,27 @@ export async function transition(em: EntityManager, offer: Offer, input: Transit
     techLng: input.techLng ?? null,
     detail: input.detail ?? null,
   });
-  const notificationIds = await planStateNotifications(em, offer, from, input.to);
-  await em.flush();
+  const notificationIds = await planStateNotifications(em, offer, from, input.to, input.responses);
+  if (input.flush !== false) await em.flush();
   const result = { from, to: input.to, notificationIds };
   announceOnCommit(em, { uuid: offer.uuid, generatorId: offer.generator.id }, result);
   return result;
+}
+
+/** The states in which a service has ended (D16: its technician is released). */
+export const ENDED: readonly OfferState[] = ['FINALIZADA', 'CANCELADA', 'INACTIVA', 'NO_ASIGNADA', 'EXPIRADA'];
+
+/**
+ * D16: the assigned technician is busy from ASIGNADA until the service ends,
+ * and receives no new offers meanwhile (distribution skips busy technicians).
+ * One statement each way; a technician busy elsewhere is not taken over.
+ */
+export async function holdOrReleaseTechnician(em: EntityManager, offer: Offer, to: OfferState): Promise<void> {
+  if (to === 'ASIGNADA' && offer.assignedTechnician) {
+    await em.execute(`update technician set busy_offer_uuid = ? where id = ?`, [offer.uuid, offer.assignedTechnician.id]);
+  } else if (ENDED.includes(to)) {
+    await em.execute(`update technician set busy_offer_uuid = null where busy_offer_uuid = ?`, [offer.uuid]);
+  }
 }
 
 /** The triggers that create an offer. */

@@ -1,0 +1,115 @@
+/**
+ * Tracking codes (D14, D16). POST /tracking/requestCode answers the same
+ * whether or not the phone matches, so nobody learns which services or
+ * phones exist; when it matches, a 6-digit code goes out by SMS. A code is
+ * stored only as a keyed hash (HMAC-SHA256 with INTEGRITY_SECRET, bound to
+ * its offer), lives 10 minutes, dies after 5 wrong tries, and a newer code
+ * replaces older ones. At most 3 requests per expediente in 10 minutes,
+ * matching or not (then 429); a phone receives at most SMS_DAILY_CAP_PER_PHONE
+ * codes a day, whatever the expediente (beyond it nothing is sent, and the
+ * answer is still the same). The `tracking_code` and `tracking_request`
+ * tables are written only here.
+ */
+import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Runtime } from '../../main/runtime.js';
+import { recordSms } from '../../sms/messages.js';
+import { DomainError } from '../errors.js';
+import { onCommit } from '../offers/lifecycle/announce.js';
+import { findExpediente, normalizeExpediente } from '../services/expediente.js';
+import { followUp, type FollowUp } from './followUp.js';
+import { codeSmsText } from './messages.js';
+import { issueTrackingToken } from './tokens.js';
+
+export const CODE_TTL_MS = 10 * 60_000;
+export const CODE_MAX_TRIES = 5;
+export const REQUESTS_PER_WINDOW = 3;
+export const REQUEST_WINDOW_MS = 10 * 60_000;
+const CODE = /^[0-9]{6}$/;
+
+type Deps = Pick<Runtime, 'orm' | 'config' | 'queues' | 'log'>;
+
+/** The last 10 digits of a phone, the part compared (D14). */
+export const phoneKey = (phone: string): string => phone.replace(/[^0-9]/g, '').slice(-10);
+
+const codeHash = (secret: string, offerUuid: string, code: string): string =>
+  createHmac('sha256', secret).update(`tracking-code.${offerUuid}.${code}`).digest('hex');
+
+/** The key requests are counted under: the expediente as it names a service, else as given. */
+const requestKey = (expediente: string): string => {
+  const k = normalizeExpediente(expediente);
+  return k === null ? expediente.trim().slice(0, 64) : 'uuid' in k ? k.uuid : k.codigoServicio;
+};
+
+export async function requestTrackingCode(rt: Deps, input: { expediente: string; telefono: string }): Promise<void> {
+  const key = requestKey(input.expediente);
+  await rt.orm.em.fork().transactional(async (em) => {
+    // Serialises the requests of one expediente, so the limit holds under concurrency.
+    await em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`tracking-request.${key}`]);
+    const [{ n }] = await em.execute<Array<{ n: string }>>(
+      `select count(*) as n from tracking_request where expediente = ? and at > now() - make_interval(secs => ?)`,
+      [key, REQUEST_WINDOW_MS / 1000],
+    );
+    if (Number(n) >= REQUESTS_PER_WINDOW) throw new DomainError('tracking.too-many-codes');
+    const offer = await findExpediente(em, input.expediente);
+    const phone = phoneKey(input.telefono);
+    const matched = !!offer?.telefonoCliente && phone.length >= 7 && phoneKey(offer.telefonoCliente) === phone;
+    await em.execute(`insert into tracking_request (offer_uuid, expediente, phone, matched) values (?, ?, ?, ?)`, [
+      offer?.uuid ?? null,
+      key,
+      matched ? offer!.telefonoCliente : null,
+      matched,
+    ]);
+    if (!matched || !offer) return;
+    const [{ today }] = await em.execute<Array<{ today: string }>>(
+      `select count(*) as today from tracking_request where phone = ? and matched and at > now() - interval '1 day'`,
+      [offer.telefonoCliente],
+    );
+    if (Number(today) > rt.config.smsDailyCapPerPhone) {
+      rt.log.warn({ uuid: offer.uuid }, 'tracking code not sent: the phone reached its daily cap');
+      return;
+    }
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    await em.execute(`update tracking_code set used_at = now() where offer_uuid = ? and used_at is null`, [offer.uuid]);
+    await em.execute(`insert into tracking_code (offer_uuid, code_hash, expires_at) values (?, ?, ?)`, [
+      offer.uuid,
+      codeHash(rt.config.integritySecret, offer.uuid, code),
+      new Date(Date.now() + CODE_TTL_MS),
+    ]);
+    const smsId = await recordSms(em, { offerUuid: offer.uuid, to: offer.telefonoCliente!, body: codeSmsText(code), provider: rt.config.smsProvider });
+    onCommit(em, (r) => r.queues.add('customer-sms', 'send', { smsId }));
+  });
+}
+
+export interface TrackingSession {
+  token: string;
+  expiresAt: Date;
+  service: FollowUp;
+}
+
+/** A right code gives a token (and the follow-up); anything else is `tracking.code-invalid`, telling nothing more. */
+export async function verifyTrackingCode(rt: Deps, input: { expediente: string; code: string }): Promise<TrackingSession> {
+  const em = rt.orm.em.fork();
+  const offer = await findExpediente(em, input.expediente);
+  if (!offer || !CODE.test(input.code.trim())) throw new DomainError('tracking.code-invalid');
+  const given = Buffer.from(codeHash(rt.config.integritySecret, offer.uuid, input.code.trim()), 'hex');
+  const ok = await em.transactional(async (tx) => {
+    const [row] = await tx.execute<Array<{ id: string; code_hash: string }>>(
+      `select id, code_hash from tracking_code
+        where offer_uuid = ? and used_at is null and expires_at > now() and tries < ?
+        order by id desc limit 1 for update`,
+      [offer.uuid, CODE_MAX_TRIES],
+    );
+    if (!row) return false;
+    if (!timingSafeEqual(Buffer.from(row.code_hash, 'hex'), given)) {
+      await tx.execute(`update tracking_code set tries = tries + 1 where id = ?`, [row.id]);
+      return false;
+    }
+    await tx.execute(`update tracking_code set used_at = now() where id = ?`, [row.id]);
+    return true;
+  });
+  if (!ok) throw new DomainError('tracking.code-invalid');
+  const { token, expiresAt } = await issueTrackingToken(em, offer);
+  await em.populate(offer, ['assignedTechnician', 'assignedCentral']);
+  return { token, expiresAt, service: await followUp(em, offer, { public: false, averageSpeedKmh: rt.config.averageSpeedKmh }) };
+}

@@ -1,0 +1,100 @@
+/**
+ * The follow-up a customer sees (D14): the state, its timeline, the
+ * technician and the central, the technician's last position while EN_CAMINO,
+ * the ETA, origin and destination as the offer gave them. The public form
+ * (POST /tracking/track/public) drops what is personal: phones, documents,
+ * the technician's surname, addresses and reference points.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Central, Technician, type Offer } from '../../db/entities/index.js';
+import { estimateMinutes } from '../../geo/figures.js';
+import type { OfferState } from '../offers/lifecycle/states.js';
+
+export interface Place {
+  direccion?: string | null;
+  puntoReferencia?: string | null;
+  latitud?: number | null;
+  longitud?: number | null;
+  ciudad: string | null;
+  departamento: string | null;
+}
+
+export interface FollowUp {
+  expediente: string;
+  codigoServicio: string | null;
+  estado: OfferState;
+  timeline: Array<{ estado: string; fecha: string }>;
+  tecnico: { nombre: string; telefono?: string | null } | null;
+  central: { nombre: string } | null;
+  posicionTecnico: { latitud: number; longitud: number; fecha: string | null } | null;
+  etaMinutos: number | null;
+  origen: Place;
+  destino: Place | null;
+  encuestaRespondida: boolean;
+}
+
+const ACTIVE: readonly OfferState[] = ['ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
+
+/** Great-circle distance (km). */
+function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
+  const rad = Math.PI / 180;
+  const dLat = (b.lat - a.lat) * rad;
+  const dLng = (b.lng - a.lng) * rad;
+  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLng / 2) ** 2;
+  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+export async function followUp(em: EntityManager, offer: Offer, opts: { public: boolean; averageSpeedKmh: number }): Promise<FollowUp> {
+  const [timeline, technician, central, survey] = await Promise.all([
+    em.execute<Array<{ to_state: string; at: Date }>>(`select to_state, at from offer_transition where offer_uuid = ? order by id`, [offer.uuid]),
+    offer.assignedTechnician ? em.findOne(Technician, offer.assignedTechnician.id) : null,
+    offer.assignedCentral ? em.findOne(Central, offer.assignedCentral.id) : null,
+    em.execute<Array<{ n: number }>>(`select 1 as n from service_survey where offer_uuid = ?`, [offer.uuid]),
+  ]);
+  const onTheWay = offer.state === 'EN_CAMINO' && technician?.lat != null && technician.lng != null;
+  const position = onTheWay ? { latitud: technician!.lat!, longitud: technician!.lng!, fecha: technician!.positionAt?.toISOString() ?? null } : null;
+  let eta: number | null = null;
+  if (position) {
+    eta = estimateMinutes(distanceKm({ lat: position.latitud, lng: position.longitud }, { lat: offer.originLat, lng: offer.originLng }), opts.averageSpeedKmh);
+  } else if (offer.state === 'ASIGNADA' && offer.acceptedResponse !== null) {
+    const [r] = await em.execute<Array<{ time_min: number }>>(`select time_min from offer_response where id = ?`, [offer.acceptedResponse]);
+    eta = r ? Math.round(r.time_min) : null;
+  }
+  const names = technician?.names.trim() ?? '';
+  const place = (p: Place): Place => (opts.public ? { ciudad: p.ciudad, departamento: p.departamento } : p);
+  return {
+    expediente: offer.codigoServicio ?? offer.uuid,
+    codigoServicio: offer.codigoServicio ?? null,
+    estado: offer.state,
+    timeline: timeline.map((t) => ({ estado: t.to_state, fecha: new Date(t.at).toISOString() })),
+    tecnico:
+      technician && (ACTIVE.includes(offer.state) || offer.state === 'FINALIZADA')
+        ? opts.public
+          ? { nombre: names.split(/\s+/)[0] ?? '' }
+          : { nombre: names, telefono: technician.phone ?? null }
+        : null,
+    central: central ? { nombre: central.name } : null,
+    posicionTecnico: position,
+    etaMinutos: ACTIVE.includes(offer.state) ? eta : null,
+    origen: place({
+      direccion: offer.direccionOrigen ?? null,
+      puntoReferencia: offer.puntoReferenciaOrigen ?? null,
+      latitud: offer.originLat,
+      longitud: offer.originLng,
+      ciudad: offer.ciudad ?? null,
+      departamento: offer.departamento ?? null,
+    }),
+    destino:
+      offer.destLat != null || offer.direccionDestino
+        ? place({
+            direccion: offer.direccionDestino ?? null,
+            puntoReferencia: offer.puntoReferenciaDestino ?? null,
+            latitud: offer.destLat ?? null,
+            longitud: offer.destLng ?? null,
+            ciudad: offer.ciudad ?? null,
+            departamento: offer.departamento ?? null,
+          })
+        : null,
+    encuestaRespondida: survey.length > 0,
+  };
+}

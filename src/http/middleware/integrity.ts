@@ -1,0 +1,60 @@
+/**
+ * The integrity check of every /chat and /tracking route (spec 5.4, D13):
+ * `x-timestamp` (Unix seconds, within 300 s of now), `x-nonce` (at most 128
+ * characters, not seen in the last 300 s on any API process: kept in Redis)
+ * and `x-signature`, the hex HMAC-SHA256 of
+ * `<timestamp>.<nonce>.<METHOD>.<target>.<raw body>` with INTEGRITY_SECRET,
+ * where `<target>` is the request target as sent (path with `/api/v3`, and the
+ * query string). Compared in constant time; the nonce is recorded only once
+ * the signature is right, so nobody can burn another client's nonces.
+ * Refusals: 401 `{status: false, msg, timestamp}`.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Runtime } from '../../main/runtime.js';
+import type { AppState } from '../context.js';
+import { keyError } from '../errors.js';
+
+export const INTEGRITY_WINDOW_S = 300;
+export const NONCE_MAX = 128;
+
+export const INTEGRITY_MESSAGES = {
+  missing: 'FALTAN LOS ENCABEZADOS DE INTEGRIDAD (x-timestamp, x-nonce, x-signature)',
+  badTimestamp: "EL ENCABEZADO 'x-timestamp' DEBE SER UNA HORA UNIX EN SEGUNDOS",
+  outOfWindow: 'LA SOLICITUD ESTÁ FUERA DE LA VENTANA DE 300 SEGUNDOS; REVISE EL RELOJ DEL CLIENTE',
+  badNonce: "EL ENCABEZADO 'x-nonce' DEBE TENER ENTRE 1 Y 128 CARACTERES VISIBLES",
+  badSignature: 'LA FIRMA DE INTEGRIDAD NO ES VÁLIDA',
+  replayed: 'ESTA SOLICITUD YA FUE RECIBIDA (NONCE REPETIDO)',
+} as const;
+
+const TIMESTAMP = /^[0-9]{1,12}$/;
+const NONCE = /^[\x21-\x7e]{1,128}$/;
+const SIGNATURE = /^[0-9a-fA-F]{64}$/;
+
+/** The signature a client computes (D13); exported for the README example's test. */
+export function integritySignature(secret: string, timestamp: string, nonce: string, method: string, target: string, rawBody: string): string {
+  return createHmac('sha256', secret).update(`${timestamp}.${nonce}.${method.toUpperCase()}.${target}.${rawBody}`).digest('hex');
+}
+
+export function nonceKey(queuePrefix: string, nonce: string): string {
+  return `${queuePrefix}:integrity:nonce:${createHash('sha256').update(nonce).digest('hex')}`;
+}
+
+export function integrityCheck(rt: Pick<Runtime, 'config' | 'redis'>, now: () => number = Date.now): Middleware<AppState> {
+  return async (ctx, next) => {
+    const timestamp = ctx.get('x-timestamp');
+    const nonce = ctx.get('x-nonce');
+    const signature = ctx.get('x-signature');
+    if (!timestamp || !nonce || !signature) throw keyError(401, INTEGRITY_MESSAGES.missing);
+    if (!TIMESTAMP.test(timestamp)) throw keyError(401, INTEGRITY_MESSAGES.badTimestamp);
+    if (Math.abs(now() / 1000 - Number(timestamp)) > INTEGRITY_WINDOW_S) throw keyError(401, INTEGRITY_MESSAGES.outOfWindow);
+    if (!NONCE.test(nonce)) throw keyError(401, INTEGRITY_MESSAGES.badNonce);
+    if (!SIGNATURE.test(signature)) throw keyError(401, INTEGRITY_MESSAGES.badSignature);
+    const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
+    const expected = Buffer.from(integritySignature(rt.config.integritySecret, timestamp, nonce, ctx.method, ctx.originalUrl, raw), 'hex');
+    if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) throw keyError(401, INTEGRITY_MESSAGES.badSignature);
+    const fresh = await rt.redis.set(nonceKey(rt.config.queuePrefix, nonce), '1', 'EX', INTEGRITY_WINDOW_S, 'NX');
+    if (fresh !== 'OK') throw keyError(401, INTEGRITY_MESSAGES.replayed);
+    await next();
+  };
+}

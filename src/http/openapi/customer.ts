@@ -1,0 +1,470 @@
+/**
+ * The customer's side (issue 9, D13, D14): tracking and chat, every route
+ * behind the D13 integrity check (`integrity: true`). Declared like every
+ * other route (operations.ts lists them in OPERATIONS).
+ */
+import type { JSONSchema } from 'json-schema-to-ts';
+import { ControllerError, str } from './components.js';
+import { named, operation } from './types.js';
+
+const API = '/api/v3';
+const msg = str(2000);
+const date = str(64, { format: 'date-time' });
+const expedienteParam = { expediente: { description: 'the service: its codigoServicio (SV-XXXXXX) or its offer uuid', maxLength: 64 } };
+
+/* ----- request bodies ----- */
+
+export const TrackingCodeInput = named('TrackingCodeInput', {
+  type: 'object',
+  required: ['expediente', 'telefono'],
+  properties: { expediente: str(64, { minLength: 1 }), telefono: str(32, { minLength: 1 }) },
+} as const);
+export const TrackingTrackInput = named('TrackingTrackInput', {
+  type: 'object',
+  required: ['expediente', 'code'],
+  properties: { expediente: str(64, { minLength: 1 }), code: str(16, { minLength: 1 }) },
+} as const);
+export const TrackingTokenInput = named('TrackingTokenInput', {
+  type: 'object',
+  required: ['token'],
+  properties: { token: str(128, { minLength: 1 }) },
+} as const);
+export const SurveyInput = named('SurveyInput', {
+  type: 'object',
+  required: ['token', 'rating'],
+  properties: {
+    token: str(128, { minLength: 1 }),
+    rating: { type: 'integer', minimum: 1, maximum: 5 },
+    comment: { type: ['string', 'null'], maxLength: 1000 },
+  },
+} as const);
+export const ChatMessageInput = named('ChatMessageInput', {
+  type: 'object',
+  required: ['texto'],
+  properties: { texto: { type: 'string', minLength: 1, maxLength: 2000, pattern: '\\S' }, clientId: { type: ['string', 'null'], maxLength: 64 } },
+} as const);
+export const ChatPageInput = named('ChatPageInput', {
+  type: 'object',
+  properties: { before: str(18, { pattern: '^[0-9]{1,18}$' }), limit: str(3, { pattern: '^(?:[1-9][0-9]?|100)$' }) },
+} as const);
+export const ChatReadInput = named('ChatReadInput', {
+  type: 'object',
+  properties: { hasta: { type: ['integer', 'null'], minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+} as const);
+
+/* ----- answers ----- */
+
+const place = {
+  type: 'object',
+  properties: {
+    direccion: { type: ['string', 'null'], maxLength: 500 },
+    puntoReferencia: { type: ['string', 'null'], maxLength: 500 },
+    latitud: { type: ['number', 'null'] },
+    longitud: { type: ['number', 'null'] },
+    ciudad: { type: ['string', 'null'], maxLength: 255 },
+    departamento: { type: ['string', 'null'], maxLength: 255 },
+  },
+} as const;
+
+export const TrackedService = named('TrackedService', {
+  type: 'object',
+  required: ['expediente', 'estado', 'timeline', 'tecnico', 'central', 'posicionTecnico', 'etaMinutos', 'origen', 'destino', 'encuestaRespondida'],
+  properties: {
+    expediente: str(64),
+    codigoServicio: { type: ['string', 'null'], maxLength: 32 },
+    estado: str(32),
+    timeline: { type: 'array', items: { type: 'object', required: ['estado', 'fecha'], properties: { estado: str(32), fecha: date } } },
+    tecnico: {
+      type: ['object', 'null'],
+      required: ['nombre'],
+      properties: { nombre: str(255), telefono: { type: ['string', 'null'], maxLength: 64 } },
+    },
+    central: { type: ['object', 'null'], required: ['nombre'], properties: { nombre: str(255) } },
+    posicionTecnico: {
+      type: ['object', 'null'],
+      required: ['latitud', 'longitud'],
+      properties: { latitud: { type: 'number' }, longitud: { type: 'number' }, fecha: { type: ['string', 'null'], maxLength: 64 } },
+    },
+    etaMinutos: { type: ['integer', 'null'] },
+    origen: place,
+    destino: { anyOf: [{ type: 'null' }, place] },
+    encuestaRespondida: { type: 'boolean' },
+  },
+} as const satisfies JSONSchema);
+
+export const ChatMessageView = named('ChatMessage', {
+  type: 'object',
+  required: ['id', 'autor', 'texto', 'clientId', 'enviadoEn', 'leidoEn'],
+  properties: {
+    id: { type: 'integer' },
+    autor: { enum: ['cliente', 'tecnico'] },
+    texto: str(2000),
+    clientId: { type: ['string', 'null'], maxLength: 64 },
+    enviadoEn: date,
+    leidoEn: { type: ['string', 'null'], maxLength: 64 },
+  },
+} as const satisfies JSONSchema);
+
+const ok = (description: string, data: JSONSchema | null, example: string) => ({
+  description,
+  schema: {
+    type: 'object',
+    required: data ? ['status', 'msg', 'data'] : ['status', 'msg'],
+    properties: { status: { const: true }, msg, ...(data ? { data } : {}) },
+  } as JSONSchema,
+  examples: { ok: { status: true, msg: example } },
+});
+const refusal = (description: string, examples: Record<string, string>) => ({
+  description,
+  schema: ControllerError,
+  examples: Object.fromEntries(Object.entries(examples).map(([k, m]) => [k, { status: false, msg: m }])),
+});
+const ref = (n: { name: string }): JSONSchema => ({ $ref: `#/components/schemas/${n.name}` }) as JSONSchema;
+const notFound = refusal('Unknown expediente, or one the caller takes no part in (the same answer)', { notFound: 'EXPEDIENTE NO ENCONTRADO' });
+const invalid = refusal('Invalid body', { invalid: "EL CAMPO 'expediente' ES REQUERIDO" });
+
+/* ----- tracking (D14) ----- */
+
+export const requestTrackingCode = operation({
+  method: 'post',
+  path: `${API}/tracking/requestCode`,
+  operationId: 'requestTrackingCode',
+  summary: 'Ask for a tracking code by SMS (D14, D16)',
+  description: 'The same 200 whether or not the phone matches the service; a code goes out only when it does. At most 3 requests per expediente in 10 minutes.',
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: TrackingCodeInput, from: 'json' },
+  responses: {
+    200: ok('Requested (sent only when the phone matches)', null, 'SI LOS DATOS CORRESPONDEN A UN SERVICIO, RECIBIRÁ UN CÓDIGO POR SMS EN EL TELÉFONO REGISTRADO'),
+    400: invalid,
+    429: refusal('More than 3 requests for this expediente in 10 minutes', { tooMany: 'SE HAN SOLICITADO DEMASIADOS CÓDIGOS PARA ESTE EXPEDIENTE; INTENTE DE NUEVO EN 10 MINUTOS' }),
+  },
+});
+
+export const trackService = operation({
+  method: 'post',
+  path: `${API}/tracking/track`,
+  operationId: 'trackService',
+  summary: 'Trade the SMS code for a tracking token and the follow-up (D14)',
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: TrackingTrackInput, from: 'json' },
+  responses: {
+    200: ok(
+      'The token and the follow-up',
+      { type: 'object', required: ['token', 'expiresAt', 'service'], properties: { token: str(128), expiresAt: date, service: ref(TrackedService) } },
+      'SEGUIMIENTO DEL SERVICIO',
+    ),
+    400: invalid,
+    401: refusal('A wrong, expired or spent code', { invalid: 'EL CÓDIGO NO ES VÁLIDO O YA EXPIRÓ; SOLICITE UNO NUEVO' }),
+  },
+});
+
+export const trackServicePublic = operation({
+  method: 'post',
+  path: `${API}/tracking/track/public`,
+  operationId: 'trackServicePublic',
+  summary: 'The follow-up without personal data (D14)',
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: TrackingTokenInput, from: 'json' },
+  responses: {
+    200: ok('The public follow-up', { type: 'object', required: ['service'], properties: { service: ref(TrackedService) } }, 'SEGUIMIENTO DEL SERVICIO'),
+    400: invalid,
+    401: refusal('Unknown or expired token', { invalid: 'EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ' }),
+  },
+});
+
+export const answerSurvey = operation({
+  method: 'post',
+  path: `${API}/tracking/surveyresponse`,
+  operationId: 'answerSurvey',
+  summary: 'The customer rates the finished service, once (D14)',
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: SurveyInput, from: 'json' },
+  responses: {
+    200: ok('Recorded', null, 'GRACIAS POR RESPONDER LA ENCUESTA'),
+    400: refusal('Invalid body', { rating: "EL CAMPO 'rating' DEBE SER UN ENTERO DE 1 A 5" }),
+    401: refusal('Unknown or expired token', { invalid: 'EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ' }),
+    403: refusal('The service is not finished', { notFinished: 'LA ENCUESTA SE PUEDE RESPONDER CUANDO EL SERVICIO ESTÉ FINALIZADO (ESTADO ACTUAL: EN_CAMINO)' }),
+    409: refusal('Already answered', { twice: 'LA ENCUESTA DE ESTE SERVICIO YA FUE RESPONDIDA' }),
+  },
+});
+
+/* ----- chat (D14) ----- */
+
+const chatRefusals = {
+  403: refusal('Closed (before ASIGNADA, or 24 h after the end), or read-only for the caller', {
+    notAssigned: 'EL CHAT SE ABRE CUANDO EL SERVICIO ESTÁ ASIGNADO (ESTADO ACTUAL: ABIERTA)',
+    readOnly: 'EL GENERADOR Y LOS OPERADORES SOLO PUEDEN LEER ESTE CHAT',
+  }),
+  404: notFound,
+};
+
+export const sendChatMessage = operation({
+  method: 'post',
+  path: `${API}/chat/{expediente}/messages`,
+  operationId: 'sendChatMessage',
+  summary: 'Send a chat message (customer or assigned technician)',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  input: { schema: ChatMessageInput, from: 'json' },
+  responses: {
+    200: ok('Sent (or the first message of a repeated clientId)', { type: 'object', required: ['message'], properties: { message: ref(ChatMessageView) } }, 'MENSAJE ENVIADO'),
+    400: refusal('Invalid body', { texto: "EL CAMPO 'texto' DEBE TENER ENTRE 1 Y 2000 CARACTERES" }),
+    ...chatRefusals,
+    429: refusal('More than 30 messages in a minute', { tooMany: 'SE ENVIARON DEMASIADOS MENSAJES; ESPERE UN MINUTO' }),
+  },
+});
+
+export const listChatMessages = operation({
+  method: 'get',
+  path: `${API}/chat/{expediente}/messages`,
+  operationId: 'listChatMessages',
+  summary: 'Chat history, newest page first; `before` pages back (oldest first within a page)',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  input: { schema: ChatPageInput, from: 'jsonOrQuery' },
+  responses: {
+    200: ok(
+      'A page of messages',
+      { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref(ChatMessageView) }, hasMore: { type: 'boolean' } } },
+      'MENSAJES DEL CHAT',
+    ),
+    400: refusal('Invalid before or limit', { limit: "EL PARÁMETRO 'limit' DEBE SER UN ENTERO DE 1 A 100" }),
+    ...chatRefusals,
+  },
+});
+
+export const markChatRead = operation({
+  method: 'put',
+  path: `${API}/chat/{expediente}/read`,
+  operationId: 'markChatRead',
+  summary: 'Mark the other side’s messages read, up to `hasta` (default: all)',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  input: { schema: ChatReadInput, from: 'json' },
+  responses: {
+    200: ok('Marked', { type: 'object', required: ['unread'], properties: { unread: { type: 'integer' } } }, 'MENSAJES MARCADOS COMO LEÍDOS'),
+    400: refusal('Invalid hasta', { hasta: "EL CAMPO 'hasta' DEBE SER EL ID DE UN MENSAJE" }),
+    ...chatRefusals,
+    404: refusal('Unknown expediente, or `hasta` names no message of this chat', { notFound: 'EXPEDIENTE NO ENCONTRADO', unknown: 'EL MENSAJE 99 NO EXISTE EN ESTE CHAT' }),
+  },
+});
+
+export const chatUnread = operation({
+  method: 'get',
+  path: `${API}/chat/{expediente}/unread`,
+  operationId: 'chatUnread',
+  summary: 'Unread counters of both sides',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  responses: {
+    200: ok(
+      'cliente: what the customer has not read; tecnico: what the technician has not',
+      { type: 'object', required: ['cliente', 'tecnico'], properties: { cliente: { type: 'integer' }, tecnico: { type: 'integer' } } },
+      'MENSAJES NO LEÍDOS',
+    ),
+    ...chatRefusals,
+  },
+});
+
+export const chatStatistics = operation({
+  method: 'get',
+  path: `${API}/chat/{expediente}/stats`,
+  operationId: 'chatStatistics',
+  summary: 'Chat statistics: counts, first response time, last message',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  responses: {
+    200: ok(
+      'The statistics',
+      {
+        type: 'object',
+        required: ['mensajes', 'deCliente', 'deTecnico', 'primeraRespuestaSegundos', 'ultimoMensajeEn'],
+        properties: {
+          mensajes: { type: 'integer' },
+          deCliente: { type: 'integer' },
+          deTecnico: { type: 'integer' },
+          primeraRespuestaSegundos: { type: ['integer', 'null'] },
+          ultimoMensajeEn: { type: ['string', 'null'], maxLength: 64 },
+        },
+      },
+      'ESTADÍSTICAS DEL CHAT',
+    ),
+    ...chatRefusals,
+  },
+});
+
+/** Answer schemas referenced by name from the operations above (collected into the document's components). */
+export const CUSTOMER_SCHEMAS = [TrackedService, ChatMessageView];
+
+export const CUSTOMER_OPERATIONS = [
+  requestTrackingCode,
+  trackService,
+  trackServicePublic,
+  answerSurvey,
+  sendChatMessage,
+  listChatMessages,
+  markChatRead,
+  chatUnread,
+  chatStatistics,
+] as const;
+
+/* ----- the customer page (D14): HTML forms, calling the domain directly (no D13 signature in the browser) ----- */
+
+const page = (description: string) => ({ description, contentType: 'text/html' as const });
+const seeOther = (description: string) => ({ description, headers: { Location: { description: 'where the browser goes', schema: str(2048) } } });
+
+export const PageCodeForm = named('TrackingPageCodeForm', {
+  type: 'object',
+  required: ['expediente', 'telefono'],
+  properties: { expediente: str(64, { minLength: 1 }), telefono: str(32, { minLength: 1 }) },
+} as const);
+export const PageVerifyForm = named('TrackingPageVerifyForm', {
+  type: 'object',
+  required: ['expediente', 'code'],
+  properties: { expediente: str(64, { minLength: 1 }), code: str(16, { minLength: 1 }) },
+} as const);
+export const PageMessageForm = named('TrackingPageMessageForm', {
+  type: 'object',
+  required: ['texto'],
+  properties: { texto: { type: 'string', minLength: 1, maxLength: 2000, pattern: '\\S' } },
+} as const);
+export const PageSurveyForm = named('TrackingPageSurveyForm', {
+  type: 'object',
+  required: ['rating'],
+  properties: { rating: str(1, { pattern: '^[1-5]$' }), comment: str(1000) },
+} as const);
+
+export const trackingPage = operation({
+  method: 'get',
+  path: '/seguimiento',
+  operationId: 'trackingPage',
+  summary: 'The customer page: expediente and phone, or the follow-up once signed in by SMS code (D14)',
+  tag: 'Seguimiento',
+  auth: 'none',
+  envelope: 'html',
+  responses: { 200: page('The page') },
+});
+export const trackingPageCode = operation({
+  method: 'post',
+  path: '/seguimiento/codigo',
+  operationId: 'trackingPageCode',
+  summary: 'The page asks for a code by SMS (same rules as POST /tracking/requestCode)',
+  tag: 'Seguimiento',
+  auth: 'none',
+  envelope: 'html',
+  input: { schema: PageCodeForm, from: 'form' },
+  responses: { 200: page('The code form'), 400: page('The first form again, with the error'), 403: page('Posted from another site'), 429: page('Too many codes for the expediente') },
+});
+export const trackingPageVerify = operation({
+  method: 'post',
+  path: '/seguimiento/verificar',
+  operationId: 'trackingPageVerify',
+  summary: 'The page checks the code: sets the httpOnly tracking cookie and shows the follow-up',
+  tag: 'Seguimiento',
+  auth: 'none',
+  envelope: 'html',
+  input: { schema: PageVerifyForm, from: 'form' },
+  responses: { 303: seeOther('Signed in: to the follow-up'), 400: page('Invalid form'), 401: page('Wrong or expired code'), 403: page('Posted from another site') },
+});
+export const trackingPagePart = operation({
+  method: 'get',
+  path: '/seguimiento/parcial',
+  operationId: 'trackingPagePart',
+  summary: 'The live parts of the follow-up (state, messages, survey), fetched by the page’s script',
+  tag: 'Seguimiento',
+  auth: 'none',
+  envelope: 'html',
+  responses: { 200: page('The fragment'), 401: page('No valid tracking cookie') },
+});
+export const trackingPageMessage = operation({
+  method: 'post',
+  path: '/seguimiento/mensaje',
+  operationId: 'trackingPageMessage',
+  summary: 'The page sends a chat message as the customer',
+  tag: 'Seguimiento',
+  auth: 'none',
+  envelope: 'html',
+  input: { schema: PageMessageForm, from: 'form' },
+  responses: {
+    303: seeOther('Sent: back to the follow-up'),
+    400: page('Invalid message'),
+    401: page('No valid tracking cookie'),
+    403: page('Chat closed, or posted from another site'),
+    429: page('Too many messages'),
+  },
+});
+export const trackingPageSurvey = operation({
+  method: 'post',
+  path: '/seguimiento/encuesta',
+  operationId: 'trackingPageSurvey',
+  summary: 'The page sends the survey once the service is finished',
+  tag: 'Seguimiento',
+  auth: 'none',
+  envelope: 'html',
+  input: { schema: PageSurveyForm, from: 'form' },
+  responses: {
+    303: seeOther('Recorded: back to the follow-up'),
+    400: page('Invalid form'),
+    401: page('No valid tracking cookie'),
+    403: page('Not finished, or posted from another site'),
+    409: page('Already answered'),
+  },
+});
+export const trackingPageLogout = operation({
+  method: 'post',
+  path: '/seguimiento/salir',
+  operationId: 'trackingPageLogout',
+  summary: 'The page forgets the tracking cookie',
+  tag: 'Seguimiento',
+  auth: 'none',
+  envelope: 'html',
+  responses: { 303: seeOther('To the first form'), 403: page('Posted from another site') },
+});
+export const trackingPageScript = operation({
+  method: 'get',
+  path: '/seguimiento/app.js',
+  operationId: 'trackingPageScript',
+  summary: 'The page’s script: live updates and the chat without reloading',
+  tag: 'Seguimiento',
+  auth: 'none',
+  envelope: 'html',
+  responses: { 200: { description: 'The script', contentType: 'application/javascript' } },
+});
+
+export const PAGE_OPERATIONS = [
+  trackingPage,
+  trackingPageCode,
+  trackingPageVerify,
+  trackingPagePart,
+  trackingPageMessage,
+  trackingPageSurvey,
+  trackingPageLogout,
+  trackingPageScript,
+] as const;

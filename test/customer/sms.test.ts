@@ -1,0 +1,90 @@
+/**
+ * SMS providers (D16): outbox (offline), http and twilio (nock stands in for
+ * the providers), sent by the customer-sms job with bounded retries, every
+ * outcome on the sms_message row.
+ */
+import { expect } from 'chai';
+import nock from 'nock';
+import { recordSms, sendRecordedSms, type SmsRow } from '../../src/sms/messages.js';
+import { smsProvider } from '../../src/sms/providers.js';
+import { loadConfig } from '../../config/index.js';
+import { startApp, type TestApp } from '../helpers/harness.js';
+import { resetDb } from '../helpers/db.js';
+import { waitFor } from '../helpers/wait.js';
+
+const SID = `AC${'0123456789abcdef'.repeat(2)}`;
+
+describe('SMS providers and the customer-sms job (D16)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startApp({
+      env: { SMS_PROVIDER: 'http', SMS_HTTP_URL: 'http://sms.test/send', SMS_HTTP_TOKEN: 'tok-123', SMS_ATTEMPTS: '3' },
+      workers: true,
+    });
+    await resetDb(app.rt.orm);
+  });
+  after(async () => {
+    nock.cleanAll();
+    await app.close();
+  });
+  afterEach(() => nock.cleanAll());
+
+  const em = () => app.rt.orm.em.fork();
+  const row = async (id: string) => (await em().execute<SmsRow[]>(`select * from sms_message where id = ?`, [id]))[0];
+  const queue = async (to: string) => {
+    const id = await recordSms(em(), { offerUuid: null, to, body: 'Tu código de seguimiento es 123456', provider: 'http' });
+    await app.rt.queues.add('customer-sms', 'send', { smsId: id });
+    return id;
+  };
+
+  it('http: POSTs {to, body} with the bearer token; a failing provider is retried, and a success recorded once', async () => {
+    const seen: unknown[] = [];
+    nock('http://sms.test').post('/send').reply(503, 'busy');
+    nock('http://sms.test')
+      .post('/send', (b: unknown) => (seen.push(b), true))
+      .matchHeader('authorization', 'Bearer tok-123')
+      .reply(200, { id: 'prov-1' });
+    const id = await queue('+573001112233');
+    const sent = await waitFor(async () => ((await row(id))?.state === 'sent' ? row(id) : undefined), 10000);
+    expect(sent).to.include({ attempts: 2, provider_id: 'prov-1', error: null });
+    expect(seen).to.deep.equal([{ to: '+573001112233', body: 'Tu código de seguimiento es 123456' }]);
+  });
+
+  it('http: a refusal retrying cannot change (400) ends at once, recorded as failed; retries are bounded (SMS_ATTEMPTS)', async () => {
+    nock('http://sms.test').post('/send').reply(400, 'bad number');
+    const refused = await queue('+570000');
+    const failed = await waitFor(async () => ((await row(refused))?.state === 'failed' ? row(refused) : undefined), 10000);
+    expect(failed).to.include({ attempts: 1, error: 'HTTP 400 bad number' });
+
+    nock('http://sms.test').post('/send').times(3).reply(500, 'down');
+    const down = await queue('+571111');
+    const given = await waitFor(async () => ((await row(down))?.state === 'failed' ? row(down) : undefined), 15000);
+    expect(given.attempts).to.equal(3);
+    expect(nock.isDone()).to.equal(true);
+  });
+
+  it('twilio: its Messages API with the account SID and token, form-encoded', async () => {
+    const cfg = loadConfig({ ...process.env, SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: 'secret', TWILIO_FROM: '+15005550006' });
+    let form = '';
+    nock('https://api.twilio.com')
+      .post(`/2010-04-01/Accounts/${SID}/Messages.json`, (b: string | Record<string, string>) => ((form = typeof b === 'string' ? b : new URLSearchParams(b).toString()), true))
+      .basicAuth({ user: SID, pass: 'secret' })
+      .reply(201, { sid: 'SM123', status: 'queued' });
+    const out = await smsProvider(cfg).send('+573001112233', 'Tu código de seguimiento es 654321');
+    expect(out).to.deep.equal({ providerId: 'SM123' });
+    expect(Object.fromEntries(new URLSearchParams(form))).to.deep.equal({ To: '+573001112233', From: '+15005550006', Body: 'Tu código de seguimiento es 654321' });
+  });
+
+  it('outbox sends nothing out and marks the row sent; a row already sent is not sent again', async () => {
+    const outbox = smsProvider(loadConfig({ ...process.env, SMS_PROVIDER: 'outbox' }));
+    const id = await recordSms(em(), { offerUuid: null, to: '+572222', body: 'Tu código de seguimiento es 000111', provider: 'outbox' });
+    await sendRecordedSms(em(), outbox, id, false);
+    await sendRecordedSms(em(), outbox, id, false);
+    expect(await row(id)).to.include({ state: 'sent', attempts: 1, provider: 'outbox' });
+  });
+
+  it('the configuration requires what the chosen provider needs', () => {
+    expect(() => loadConfig({ SMS_PROVIDER: 'http' })).to.throw(/SMS_HTTP_URL is required/);
+    expect(() => loadConfig({ SMS_PROVIDER: 'twilio' })).to.throw(/TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM are required/);
+  });
+});
