@@ -2,11 +2,14 @@ import type { Runtime } from '../main/runtime.js';
 import { jobOptions } from './registry.js';
 
 export const SWEEP_SCHEDULER_ID = 'outbox-sweep';
+export const PRUNE_SCHEDULER_ID = 'delivery-retention';
+/** How often the delivery log's retention job runs (D18). */
+export const PRUNE_EVERY_MS = 6 * 3_600_000;
 
 /**
  * Repeatable jobs, started by the worker role: the outbox sweeper every
- * SWEEP_INTERVAL_MS (0 removes it). Upserting is idempotent, so every worker
- * process may do it.
+ * SWEEP_INTERVAL_MS (0 removes it), and the delivery log's retention every
+ * six hours (D18). Upserting is idempotent, so every worker process may do it.
  */
 export async function startSchedules(rt: Pick<Runtime, 'config' | 'queues'>): Promise<void> {
   const queue = rt.queues.get('state-notification');
@@ -19,4 +22,9 @@ export async function startSchedules(rt: Pick<Runtime, 'config' | 'queues'>): Pr
   } else {
     await queue.removeJobScheduler(SWEEP_SCHEDULER_ID);
   }
+  await queue.upsertJobScheduler(
+    PRUNE_SCHEDULER_ID,
+    { every: PRUNE_EVERY_MS },
+    { name: 'prune', data: {}, opts: jobOptions('state-notification', 'prune', {}, rt.queues.settings) },
+  );
 }

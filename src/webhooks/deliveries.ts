@@ -16,12 +16,13 @@ import type { Config } from '../../config/index.js';
 import { storableText } from '../text.js';
 import { sendWebhook, type WebhookOutcome } from './send.js';
 import { configTargets } from './targets.js';
+import { webhookDeliveries } from '../metrics/metrics.js';
 
 /** What a send needs of the configuration: its timeout and where it may go. */
 export type SendConfig = Pick<Config, 'webhookTimeoutMs' | 'outboundAllowPrivate' | 'outboundAllowHosts'>;
 
-/** How much of a reply body (or of an error) is stored on the row. */
-export const REPLY_STORED_CHARS = 2048;
+/** How much of a reply body (or of an error) is stored on the row and on each attempt (D18: the first 4 KB). */
+export const REPLY_STORED_CHARS = 4096;
 
 /**
  * `{url_api}{api_endpoint.<key>}` of an API profile (spec 6.1, D8, D12),
@@ -75,6 +76,9 @@ export interface ClaimedDelivery {
   body: Record<string, unknown>;
   /** this try included */
   attempts: number;
+  /** webhook-id (D17) = x-event-id */
+  eventId: string;
+  kind: DeliveryKind;
   apiKey: string | null;
   secret: string | null;
 }
@@ -88,7 +92,7 @@ export async function claimDeliveries(em: EntityManager, where: string, params: 
   return em.getConnection().execute<ClaimedDelivery[]>(
     `update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()
       where ${where}
-      returning d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts,
+      returning d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts, d.event_id as "eventId", d.kind,
                 (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
                 (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret`,
     params,
@@ -124,22 +128,32 @@ export async function attemptDelivery(
   d: ClaimedDelivery,
   cfg: SendConfig,
   judge: (outcome: WebhookOutcome) => Verdict,
+  actor = 'system',
 ): Promise<Attempt> {
   const outcome = await sendWebhook(
-    { method: d.method, url: d.url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret },
+    { method: d.method, url: d.url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret, eventId: d.eventId },
     cfg.webhookTimeoutMs,
     configTargets(cfg),
   );
   const verdict = judge(outcome);
+  webhookDeliveries.inc({ kind: d.kind, outcome: outcome.ok ? 'ok' : 'failed' });
   const error = outcome.error ?? (verdict === 'ok' ? null : `HTTP ${outcome.statusCode}`);
+  // The row's summary and the attempt's own record (D18) in one statement.
   const rows = await em.getConnection().execute<Array<{ next: string | null }>>(
-    `update webhook_delivery d
-        set state = ?, status_code = ?, latency_ms = ?, reply_body = ?, error = ?, request_headers = ?,
-            completed_at = case when ? = 'pending' then null else now() end
-      where d.id = ? and d.state = 'sending'
-      returning (select e.id from webhook_delivery e
-                  where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ('pending', 'sending') and e.seq > d.seq
-                  order by e.seq limit 1) as next`,
+    `with done as (
+       update webhook_delivery d
+          set state = ?, status_code = ?, latency_ms = ?, reply_body = ?, error = ?, request_headers = ?,
+              completed_at = case when ? = 'pending' then null else now() end
+        where d.id = ? and d.state = 'sending'
+        returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error,
+                  (select e.id from webhook_delivery e
+                    where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ('pending', 'sending') and e.seq > d.seq
+                    order by e.seq limit 1) as next
+     ), logged as (
+       insert into webhook_attempt (delivery_id, attempt, actor, request_headers, status_code, latency_ms, reply_body, error)
+       select id, attempts, ?, request_headers, status_code, latency_ms, reply_body, error from done
+     )
+     select next from done`,
     [
       verdict,
       outcome.statusCode,
@@ -149,6 +163,7 @@ export async function attemptDelivery(
       JSON.stringify(outcome.sentHeaders),
       verdict,
       d.id,
+      actor,
     ],
   );
   return { outcome, verdict, error, recorded: rows.length === 1, next: rows[0]?.next ?? null };
@@ -158,6 +173,15 @@ type DeliveryState = WebhookDelivery['state'];
 
 /** A row still to send or being sent. */
 const UNFINISHED = `('pending', 'sending')`;
+
+/**
+ * D18: claims a finished delivery (ok or failed) for a deliberate second send
+ * by an operator; a delivery still pending or being sent is not taken.
+ */
+export async function claimFinished(em: EntityManager, id: string): Promise<ClaimedDelivery | null> {
+  const [claimed] = await claimDeliveries(em, `d.id = ? and d.state in ('ok', 'failed')`, [id]);
+  return claimed ?? null;
+}
 
 /** D5, D8: claims one delivery still pending (sent once, never again). */
 export async function claimPending(em: EntityManager, id: string): Promise<ClaimedDelivery | null> {
@@ -188,7 +212,10 @@ export async function isUnfinished(em: EntityManager, id: string, kinds: readonl
 
 /** The ids of an offer's deliveries of `kind` still to send or being sent. */
 export async function unfinishedOf(em: EntityManager, offerUuid: string, kind: DeliveryKind): Promise<string[]> {
-  const rows = await em.find(WebhookDelivery, { offer: offerUuid, kind, state: { $in: ['pending', 'sending'] } }, { fields: ['id'] });
+  const rows = await em.execute<Array<{ id: string }>>(
+    `select id from webhook_delivery where offer_uuid = ? and kind = ? and state in ${UNFINISHED}`,
+    [offerUuid, kind],
+  );
   return rows.map((d) => d.id);
 }
 

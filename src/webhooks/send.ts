@@ -21,7 +21,7 @@ const REPLY_READ_BYTES = 64 * 1024;
 export const MAX_RETRY_AFTER_MS = 3_600_000;
 
 /** Set from the receiver's profile at every try, never taken from a stored request. */
-const RECEIVER_HEADERS = ['x-apikey', 'x-timestamp', 'x-signature'];
+const RECEIVER_HEADERS = ['x-apikey', 'x-timestamp', 'x-signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'];
 
 export interface WebhookRequest {
   /** PUT unless said otherwise */
@@ -32,8 +32,10 @@ export interface WebhookRequest {
   headers?: Record<string, string>;
   /** sent as x-apikey when present (6.1) */
   apiKey?: string | null;
-  /** when present: x-timestamp and x-signature (D5) */
+  /** when present: x-timestamp and x-signature (D5), and the Standard Webhooks headers (D17) */
   secret?: string | null;
+  /** the event's id: `webhook-id` (D17), stable across retries and equal to x-event-id when that is sent */
+  eventId?: string | null;
 }
 
 export interface WebhookOutcome {
@@ -56,6 +58,19 @@ export function sign(secret: string, timestamp: string, rawBody: string): string
   return createHmac('sha256', secret).update(`${timestamp}.${rawBody}`, 'utf8').digest('hex');
 }
 
+/**
+ * The Standard Webhooks signing key (D17): the base64 decoding of what follows
+ * `whsec_`, otherwise the secret's UTF-8 bytes.
+ */
+export function standardKey(secret: string): Buffer {
+  return secret.startsWith('whsec_') ? Buffer.from(secret.slice('whsec_'.length), 'base64') : Buffer.from(secret, 'utf8');
+}
+
+/** `v1,` + base64 HMAC-SHA256 of `<id>.<timestamp>.<raw body>` (Standard Webhooks, D17). */
+export function standardSignature(secret: string, id: string, timestamp: string, rawBody: string): string {
+  return `v1,${createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.${rawBody}`, 'utf8').digest('base64')}`;
+}
+
 /** Retry-After as delta-seconds or an HTTP date, in ms from `now`; null when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, now = Date.now()): number | null {
   if (!value) return null;
@@ -76,6 +91,11 @@ function webhookHeaders(req: WebhookRequest, rawBody: string): Record<string, st
     const timestamp = String(Math.floor(Date.now() / 1000));
     headers['x-timestamp'] = timestamp;
     headers['x-signature'] = sign(req.secret, timestamp, rawBody);
+    if (req.eventId) {
+      headers['webhook-id'] = req.eventId;
+      headers['webhook-timestamp'] = timestamp;
+      headers['webhook-signature'] = standardSignature(req.secret, req.eventId, timestamp, rawBody);
+    }
   }
   return headers;
 }

@@ -10,6 +10,7 @@ import { distribute } from './distribution.js';
 import * as stateNotifications from './stateNotifications.js';
 import { evaluationHandlers } from './evaluation.js';
 import { webhookDispatchHandlers } from './webhookDispatch.js';
+import { customerSmsHandlers } from './customerSms.js';
 
 export type Handler<P> = (rt: Runtime, data: P, job: Job) => Promise<void>;
 
@@ -21,5 +22,6 @@ export const handlers: Handlers = {
   'offer-distribution': { distribute },
   'offer-evaluation': evaluationHandlers,
   'webhook-dispatch': webhookDispatchHandlers,
-  'state-notification': { notify: stateNotifications.notify, sweep: stateNotifications.sweep },
+  'state-notification': { notify: stateNotifications.notify, sweep: stateNotifications.sweep, prune: stateNotifications.prune },
+  'customer-sms': customerSmsHandlers,
 };

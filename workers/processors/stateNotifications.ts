@@ -4,12 +4,13 @@
  * delivery to the same receiver still unfinished, moves the job to delayed
  * instead (not counted as a BullMQ attempt; the row counts every try). A
  * finished delivery wakes the next one to the same receiver.
- * state-notification/sweep: the outbox sweeper.
+ * state-notification/sweep: the outbox sweeper; prune: the delivery log's retention (D18).
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { deliverStateNotification } from '../../src/domain/notifications/deliver.js';
 import { wakeStateNotification } from '../../src/domain/notifications/enqueue.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
+import { pruneDeliveries } from '../../src/domain/deliveries/log.js';
 import type { Runtime } from '../../src/main/runtime.js';
 import type { JobRegistry } from '../../src/queues/registry.js';
 import type { Handler } from './index.js';
@@ -42,6 +43,11 @@ export const notify: Handler<Payloads['notify']> = async (rt, data, job) => {
       await wake(rt, out.next);
       throw new UnrecoverableError(`state notification ${data.deliveryId} given up: ${out.reason}`);
   }
+};
+
+export const prune: Handler<Payloads['prune']> = async (rt) => {
+  const pruned = await pruneDeliveries(rt.orm.em.fork(), rt.config.deliveryRetentionDays);
+  if (pruned.attempts || pruned.deliveries) rt.log.info({ pruned, days: rt.config.deliveryRetentionDays }, 'delivery log pruned');
 };
 
 export const sweep: Handler<Payloads['sweep']> = async (rt) => {

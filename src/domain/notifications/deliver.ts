@@ -24,7 +24,7 @@ export type DeliveryOutcome =
   | { kind: 'gave-up'; reason: string; next: string | null };
 
 /** The kinds this module sends. */
-const KINDS = ['state', 'novedad'] as const;
+const KINDS = ['state', 'novedad', 'assignment-push'] as const;
 
 export async function deliverStateNotification(rt: Pick<Runtime, 'orm' | 'config'>, deliveryId: string): Promise<DeliveryOutcome> {
   const em = rt.orm.em.fork();

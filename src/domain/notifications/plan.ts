@@ -3,10 +3,10 @@
  * their webhook_delivery rows in the caller's transaction and returns their
  * ids, to be enqueued on the state-notification queue after commit.
  *
- * - The generator (`api_endpoint.estado`, kind `state`): every move out of
- *   ACEPTADA or a later state (ASIGNADA, EN_CAMINO, EN_SITIO), plus any move
- *   to INACTIVA. Moves before acceptance are the generator's own doing or are
- *   told by the acceptance notification (6.1).
+ * - The generator (`api_endpoint.estado`, kind `state`): every move after
+ *   creation (SIN_RESPUESTA, EXPIRADA, NO_ASIGNADA, INACTIVA, CANCELADA, the
+ *   progress states…) except the ones the acceptance notification (6.1)
+ *   tells: → ACEPTADA, and an own-central ABIERTA → ASIGNADA.
  * - Centrals (`api_endpoint.novedad`, kind `novedad`): "not assigned"
  *   (estado NO_ASIGNADA) to the centrals that responded and lost when a
  *   response wins (ACEPTADA, or ASIGNADA by an own-central acceptance), and
@@ -25,11 +25,14 @@ export interface StateNotice {
   estado: OfferState;
   fecha: string;
   detalle: string;
+  /** the service's code once it has one (D16: in every state notification from ASIGNADA on) */
+  codigoServicio?: string;
 }
 
-const AFTER_ACCEPTANCE: readonly OfferState[] = ['ACEPTADA', 'ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
 
 const GENERATOR_DETAIL: Partial<Record<OfferState, string>> = {
+  SIN_RESPUESTA: 'NINGUNA CENTRAL RESPONDIÓ EN LA VENTANA DE 30 SEGUNDOS; LA OFERTA AÚN ACEPTA UNA RESPUESTA TARDÍA',
+  EXPIRADA: 'NADIE TOMÓ LA OFERTA A TIEMPO; LA OFERTA EXPIRÓ',
   ASIGNADA: 'EL SERVICIO FUE ASIGNADO',
   EN_CAMINO: 'EL TÉCNICO VA EN CAMINO AL SITIO DEL SERVICIO',
   EN_SITIO: 'EL TÉCNICO LLEGÓ AL SITIO DEL SERVICIO',
@@ -50,8 +53,14 @@ function withReason(text: string, motivo: string | null | undefined): string {
   return motivo ? `${text}. MOTIVO: ${motivo}` : text;
 }
 
+/**
+ * D12: every move after creation goes to the generator, whoever caused it,
+ * except the two the acceptance notification (6.1) itself tells: a selection
+ * (→ ACEPTADA) and an own-central acceptance (ABIERTA → ASIGNADA, D4b).
+ */
 export function notifiesGenerator(from: OfferState | null, to: OfferState): boolean {
-  return (from !== null && AFTER_ACCEPTANCE.includes(from)) || to === 'INACTIVA';
+  if (from === null) return false;
+  return !(to === 'ACEPTADA' || (from === 'ABIERTA' && to === 'ASIGNADA'));
 }
 
 interface Novelty {
@@ -60,7 +69,13 @@ interface Novelty {
   detalle: string;
 }
 
-async function centralNovelties(em: EntityManager, offer: Offer, from: OfferState | null, to: OfferState): Promise<Novelty[]> {
+async function centralNovelties(
+  em: EntityManager,
+  offer: Offer,
+  from: OfferState | null,
+  to: OfferState,
+  known?: readonly OfferResponse[],
+): Promise<Novelty[]> {
   const assignedId = offer.assignedCentral?.id ?? null;
   if (to === 'CANCELADA') {
     if (assignedId === null) return [];
@@ -69,7 +84,9 @@ async function centralNovelties(em: EntityManager, offer: Offer, from: OfferStat
   }
   const selection = (to === 'ACEPTADA' || to === 'ASIGNADA') && (from === 'ABIERTA' || from === 'SIN_RESPUESTA');
   if (!selection && to !== 'NO_ASIGNADA' && to !== 'INACTIVA') return [];
-  const responses = await em.find(OfferResponse, { offer: offer.uuid }, { populate: ['central.apiUser'], orderBy: { id: 'asc' } });
+  const responses = known
+    ? [...known].sort((a, b) => a.id - b.id)
+    : await em.find(OfferResponse, { offer: offer.uuid }, { populate: ['central.apiUser'], orderBy: { id: 'asc' } });
   const centrals = new Map<number, Central>(responses.map((r) => [r.central.id, r.central]));
   if (selection) {
     const winner = assignedId ?? responses.find((r) => r.id === offer.acceptedResponse)?.central.id;
@@ -82,14 +99,17 @@ async function centralNovelties(em: EntityManager, offer: Offer, from: OfferStat
 }
 
 function plan(em: EntityManager, offer: Offer, kind: DeliveryKind, receiver: ApiUser, url: string, body: StateNotice): string {
-  return createDelivery(em, { offer, kind, receiver, url, body: { ...body }, eventHeader: true }).id;
+  const code = offer.codigoServicio ? { codigoServicio: offer.codigoServicio } : {};
+  return createDelivery(em, { offer, kind, receiver, url, body: { ...body, ...code }, eventHeader: true }).id;
 }
 
+/** `responses`: every response of the offer with `central.apiUser` loaded, when the caller holds them (saves a query). */
 export async function planStateNotifications(
   em: EntityManager,
   offer: Offer,
   from: OfferState | null,
   to: OfferState,
+  responses?: readonly OfferResponse[],
 ): Promise<string[]> {
   const fecha = new Date().toISOString();
   const ids: string[] = [];
@@ -99,7 +119,7 @@ export async function planStateNotifications(
     const detalle = withReason(GENERATOR_DETAIL[to] ?? `EL SERVICIO PASÓ AL ESTADO ${to}`, to === 'CANCELADA' || to === 'NO_ASIGNADA' ? offer.motivo : null);
     if (url) ids.push(plan(em, offer, 'state', generator, url, { id: offer.uuid, estado: to, fecha, detalle }));
   }
-  for (const n of await centralNovelties(em, offer, from, to)) {
+  for (const n of await centralNovelties(em, offer, from, to, responses)) {
     const receiver = n.central.apiUser;
     const url = receiver ? profileEndpoint(receiver, 'novedad') : null;
     if (receiver && url) ids.push(plan(em, offer, 'novedad', receiver, url, { id: offer.uuid, estado: n.estado, fecha, detalle: n.detalle }));

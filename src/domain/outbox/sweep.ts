@@ -53,7 +53,7 @@ const after = (k: string, id: string) => `${k} >= ?::timestamptz and (${k}, ${id
 
 const STALE_NOTIFICATIONS = `
   select id, created_at::text as k from webhook_delivery
-   where state in ('pending', 'sending') and kind in ('state', 'novedad') and created_at < ${AGO}
+   where state in ('pending', 'sending') and kind in ('state', 'novedad', 'assignment-push') and created_at < ${AGO}
      and ${after('created_at', 'id')}
    order by created_at, id limit ?`;
 

@@ -4,7 +4,9 @@
  * (`dniPrestador`) and optionally its technician (`dniTecnico`); the service
  * is written like a new offer but already ASIGNADA to that central, with no
  * response window and no distribution, and with its codigoServicio and
- * codigoSolicitud.
+ * codigoSolicitud. The service is pushed to the central at its
+ * `api_endpoint.oferta` (D12: `asignacionDirecta: true` and both codes), as a
+ * delivery retried with backoff like a state notification.
  */
 import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
@@ -14,6 +16,8 @@ import { freeServiceCodes } from '../lifecycle/codes.js';
 import { draftOffer, type OfferInput } from '../create/input.js';
 import { prepareOffer } from '../create/prepare.js';
 import { insertOffer } from '../create/store.js';
+import { offerFields } from '../../distribution/payload.js';
+import { createDelivery, profileEndpoint } from '../../../webhooks/deliveries.js';
 
 export type DirectAssignmentInput = OfferInput & { dniPrestador: string; dniTecnico?: string };
 
@@ -40,7 +44,7 @@ export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAs
   const type = await em.findOne(ServiceType, draft.serviceTypeId);
   if (!type) throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
   const nit = input.dniPrestador.trim();
-  const central = await em.findOne(Central, { nit });
+  const central = await em.findOne(Central, { nit }, { populate: ['apiUser'] });
   if (!central) throw new DomainError('direct.central-unknown', { nit });
   if (!central.serviceTypes.includes(type.id)) throw new DomainError('direct.type-not-served', { central: central.name, type: type.type });
   const technician = input.dniTecnico ? await em.findOne(Technician, { dni: input.dniTecnico.trim(), central }) : null;
@@ -59,8 +63,21 @@ export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAs
       assignment: { centralId: central.id, technicianId: technician?.id ?? null, ...codes },
     };
     const inserted = await insertOffer(tx, offer, { by: 'asignacion-directa', actor: `api-user:${user.username}` });
-    // (none) → ASIGNADA is announced like any move: the live offer.state once committed.
-    if (inserted === 'inserted') announceOnCommit(tx, { uuid: draft.uuid, generatorId: user.id }, { from: null, to: 'ASIGNADA', notificationIds: [] });
+    if (inserted !== 'inserted') return { inserted, codes };
+    // D16: a named technician is busy from this ASIGNADA on.
+    if (technician) await tx.execute(`update technician set busy_offer_uuid = ? where id = ?`, [draft.uuid, technician.id]);
+    // D12: the push to the central, planned in this transaction, sent after it commits.
+    const receiver = central.apiUser ?? null;
+    const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
+    const notificationIds: string[] = [];
+    if (receiver && url) {
+      const created = await tx.findOneOrFail(Offer, draft.uuid);
+      const body = { ...offerFields(created), asignacionDirecta: true, ...codes, ...(technician ? { dniTecnico: technician.dni } : {}) };
+      notificationIds.push(createDelivery(tx, { offer: created, kind: 'assignment-push', receiver, url, body, eventHeader: true }).id);
+      await tx.flush();
+    }
+    // (none) → ASIGNADA is announced like any move: the push enqueued and the live offer.state once committed.
+    announceOnCommit(tx, { uuid: draft.uuid, generatorId: user.id }, { from: null, to: 'ASIGNADA', notificationIds });
     return { inserted, codes };
   });
   if (inserted === 'unknown-type') throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });

@@ -47,6 +47,8 @@ export function planAcceptanceNotification(
     techLng: response.techLng ?? null,
     timeMin: response.timeMin,
   });
+  // D16: an own-central acceptance assigns at once, so its notification carries the service's code.
+  if (offer.codigoServicio) body.codigoServicio = offer.codigoServicio;
   return createDelivery(em, { offer, kind: 'acceptance', receiver: generator, eventId: `acceptance-${offer.uuid}`, url, body, eventHeader: false }).id;
 }
 

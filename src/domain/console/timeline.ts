@@ -1,0 +1,88 @@
+/**
+ * An offer's timeline for operators (issue 11, D18): its transitions (actor,
+ * time, technician position), the D2 ranking with each response's figures
+ * (time, whether it was given or estimated, rate, distance, when it came) so
+ * anyone sees why the winner won, who received the offer, and every delivery
+ * with its attempts. A fixed number of statements, whatever the offer's size.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Offer } from '../../db/entities/index.js';
+import { offerDeliveries, type DeliveryView } from '../deliveries/log.js';
+import { findExpediente } from '../services/expediente.js';
+
+export interface Timeline {
+  offer: Offer;
+  generator: string;
+  transitions: Array<{ from: string | null; to: string; actor: string; at: string; techLat: number | null; techLng: number | null }>;
+  /** ranked best first (D2: time, then rate, then distance, then who answered first) */
+  ranking: Array<{
+    position: number;
+    central: string;
+    technician: string;
+    timeMin: number;
+    timeGiven: boolean;
+    rate: number;
+    distanceKm: number;
+    respondedAt: string;
+    winner: boolean;
+  }>;
+  recipients: Array<{ kind: string; central: string; technician: string | null; channel: string; distanceKm: number | null; notifiedAt: string | null; push: string | null }>;
+  deliveries: DeliveryView[];
+}
+
+const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+
+export async function offerTimeline(em: EntityManager, ref: string): Promise<Timeline | null> {
+  const offer = await findExpediente(em, ref);
+  if (!offer) return null;
+  const [generator, transitions, responses, recipients, deliveries] = await Promise.all([
+    em.execute<Array<{ business_name: string | null; username: string }>>(`select business_name, username from api_user where id = ?`, [offer.generator.id]),
+    em.execute<Array<{ from_state: string | null; to_state: string; actor: string; at: Date; tech_lat: number | null; tech_lng: number | null }>>(
+      `select from_state, to_state, actor, at, tech_lat, tech_lng from offer_transition where offer_uuid = ? order by id`,
+      [offer.uuid],
+    ),
+    em.execute<Array<{ id: number; central: string; technician: string; time_min: number; time_given: boolean; rate: number; distance_km: number; updated_at: Date }>>(
+      `select r.id, c.name as central, t.names as technician, r.time_min, r.time_given, r.rate, r.distance_km, r.updated_at
+         from offer_response r join central c on c.id = r.central_id join technician t on t.id = r.technician_id
+        where r.offer_uuid = ?`,
+      [offer.uuid],
+    ),
+    em.execute<Array<{ kind: string; central: string; technician: string | null; channel: string; distance_km: number | null; notified_at: Date | null; push: string | null }>>(
+      `select r.kind, c.name as central, t.names as technician, r.channel, r.distance_km, r.notified_at, d.state as push
+         from offer_recipient r join central c on c.id = r.central_id
+         left join technician t on t.id = r.technician_id left join webhook_delivery d on d.id = r.delivery_id
+        where r.offer_uuid = ? order by r.kind, r.distance_km nulls first, r.id`,
+      [offer.uuid],
+    ),
+    offerDeliveries(em, offer.uuid),
+  ]);
+  // The stored ranking (made at selection) gives the order; responses not in it (none selected yet) follow D2's order.
+  const stored = (offer.ranking ?? []) as Array<{ responseId: number; position: number }>;
+  const position = new Map(stored.map((e) => [e.responseId, e.position]));
+  const ordered = [...responses].sort(
+    (a, b) =>
+      (position.get(a.id) ?? Infinity) - (position.get(b.id) ?? Infinity) ||
+      a.time_min - b.time_min ||
+      b.rate - a.rate ||
+      a.distance_km - b.distance_km ||
+      new Date(a.updated_at).getTime() - new Date(b.updated_at).getTime(),
+  );
+  return {
+    offer,
+    generator: generator[0]?.business_name ?? generator[0]?.username ?? '',
+    transitions: transitions.map((t) => ({ from: t.from_state, to: t.to_state, actor: t.actor, at: iso(t.at)!, techLat: t.tech_lat, techLng: t.tech_lng })),
+    ranking: ordered.map((r, i) => ({
+      position: i + 1,
+      central: r.central,
+      technician: r.technician,
+      timeMin: r.time_min,
+      timeGiven: r.time_given,
+      rate: r.rate,
+      distanceKm: r.distance_km,
+      respondedAt: iso(r.updated_at)!,
+      winner: offer.acceptedResponse === r.id,
+    })),
+    recipients: recipients.map((r) => ({ kind: r.kind, central: r.central, technician: r.technician, channel: r.channel, distanceKm: r.distance_km, notifiedAt: iso(r.notified_at), push: r.push })),
+    deliveries,
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * Resending one delivery by hand (D18): a deliberate, audited second send of a
+ * finished delivery (ok or failed) with the same `webhook-id` / `x-event-id`,
+ * by an operator with the `admin` role (D15). Never automatic, and for the
+ * acceptance notification (6.1) only this way: it changes no state (an offer
+ * that went INACTIVA stays so). The attempt is recorded with the operator as
+ * its actor, beside the system's attempts, and logged.
+ */
+import type { Runtime } from '../../main/runtime.js';
+import { attemptDelivery, claimFinished, loadDelivery } from '../../webhooks/deliveries.js';
+import { DomainError } from '../errors.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const DELIVERY_MESSAGES = {
+  notFound: (id: string) => `NO EXISTE LA ENTREGA ${id}`,
+  inFlight: (state: string) => `LA ENTREGA AÚN ESTÁ EN CURSO (ESTADO ${state}); SOLO SE REENVÍA UNA ENTREGA TERMINADA`,
+  adminOnly: 'SOLO UN OPERADOR CON ROL admin PUEDE REENVIAR UNA ENTREGA',
+} as const;
+
+export interface Resent {
+  deliveryId: string;
+  attempt: number;
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+}
+
+export async function resendDelivery(
+  rt: Pick<Runtime, 'orm' | 'config' | 'log'>,
+  input: { deliveryId: string; operator: { username: string; role: string } },
+): Promise<Resent> {
+  if (input.operator.role !== 'admin') throw new DomainError('delivery.admin-only');
+  if (!UUID.test(input.deliveryId)) throw new DomainError('delivery.not-found', { id: input.deliveryId.slice(0, 64) });
+  const em = rt.orm.em.fork();
+  const claimed = await claimFinished(em, input.deliveryId);
+  if (!claimed) {
+    const row = await loadDelivery(em, input.deliveryId);
+    if (!row) throw new DomainError('delivery.not-found', { id: input.deliveryId });
+    throw new DomainError('delivery.in-flight', { id: input.deliveryId, state: row.state });
+  }
+  const actor = `operator:${input.operator.username}`;
+  const sent = await attemptDelivery(em, claimed, rt.config, (o) => (o.ok ? 'ok' : 'failed'), actor);
+  rt.log.info({ deliveryId: claimed.id, eventId: claimed.eventId, actor, statusCode: sent.outcome.statusCode, ok: sent.outcome.ok }, 'delivery resent by hand');
+  return { deliveryId: claimed.id, attempt: claimed.attempts, ok: sent.outcome.ok, statusCode: sent.outcome.statusCode, error: sent.error };
+}

@@ -1,0 +1,66 @@
+/**
+ * The operator console (issue 11, D15, D18): GET /admin/console (find an
+ * offer, receivers' health), GET /admin/console/ofertas/{ref} (its timeline),
+ * POST /admin/console/entregas/{id}/reenviar (an admin resends one delivery).
+ * Operators' login and roles; the /admin pages' headers and same-origin rule
+ * come from mountAdmin (routes/admin.ts).
+ */
+import { offerTimeline } from '../../domain/console/timeline.js';
+import { receiverHealth } from '../../domain/deliveries/log.js';
+import { resendDelivery } from '../../domain/deliveries/resend.js';
+import { DomainError } from '../../domain/errors.js';
+import type { Runtime } from '../../main/runtime.js';
+import type { AppContext } from '../context.js';
+import { sameOrigin } from '../middleware/pages.js';
+import { errorAnswer } from '../errorMap.js';
+import { consoleHome, consoleOffer, consoleResend } from '../openapi/deliveries.js';
+import { Answer, route, type Route } from '../openapi/router.js';
+import { CONSOLE_PATH, consoleHomePage, consoleMessagePage, consoleOfferPage } from '../views/consolePage.js';
+
+const html = (ctx: AppContext, status: number, body: string) => {
+  ctx.type = 'html';
+  return new Answer(status, body, { 'Cache-Control': 'no-store' });
+};
+
+const who = (ctx: AppContext) => ctx.state.operator ?? { username: '', role: 'operator' };
+
+export function consoleRoutes(rt: Runtime): Route[] {
+  return [
+    route(consoleHome, async (ctx) => {
+      const q = typeof ctx.query.q === 'string' ? ctx.query.q.trim().slice(0, 64) : '';
+      const em = rt.orm.em.fork();
+      if (q) {
+        const t = await offerTimeline(em, q);
+        if (t) {
+          ctx.status = 303;
+          ctx.redirect(`${CONSOLE_PATH}/ofertas/${t.offer.uuid}`);
+          return undefined;
+        }
+      }
+      const error = q ? `No hay ninguna oferta con el uuid o código «${q}».` : undefined;
+      return html(ctx, 200, consoleHomePage(who(ctx), await receiverHealth(em, 60), error, q));
+    }),
+    route(consoleOffer, async (ctx) => {
+      const t = await offerTimeline(rt.orm.em.fork(), String(ctx.params.ref ?? ''));
+      if (!t) return html(ctx, 404, consoleMessagePage(who(ctx), 'No existe esa oferta.'));
+      const sent = ctx.query.reenvio;
+      const notice = sent === 'ok' ? { ok: true, text: 'Entrega reenviada: el receptor respondió 2xx.' } : sent === 'fallo' ? { ok: false, text: 'Entrega reenviada: el receptor no respondió 2xx (ver el último intento).' } : undefined;
+      return html(ctx, 200, consoleOfferPage(who(ctx), t, notice));
+    }),
+    route(consoleResend, async (ctx) => {
+      if (!sameOrigin(ctx)) return html(ctx, 403, consoleMessagePage(who(ctx), 'El formulario debe enviarse desde esta misma consola.'));
+      const id = String(ctx.params.id ?? '');
+      try {
+        const out = await resendDelivery(rt, { deliveryId: id, operator: who(ctx) });
+        const [row] = await rt.orm.em.fork().execute<Array<{ offer_uuid: string | null }>>(`select offer_uuid from webhook_delivery where id = ?`, [out.deliveryId]);
+        ctx.status = 303;
+        ctx.redirect(row?.offer_uuid ? `${CONSOLE_PATH}/ofertas/${row.offer_uuid}?reenvio=${out.ok ? 'ok' : 'fallo'}` : CONSOLE_PATH);
+        return undefined;
+      } catch (err) {
+        const a = err instanceof DomainError ? errorAnswer(err, 'controller') : null;
+        if (!a) throw err;
+        return html(ctx, a.status, consoleMessagePage(who(ctx), String(a.body.msg)));
+      }
+    }),
+  ];
+}

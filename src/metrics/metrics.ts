@@ -1,0 +1,100 @@
+/**
+ * Prometheus metrics (D19) from prom-client. Every process (API processes and
+ * workers) observes into its own registry and publishes it to Redis every few
+ * seconds (one HSET, never per request); a scrape of GET /metrics on any API
+ * process merges every live process's figures with prom-client's
+ * AggregatorRegistry, and adds the BullMQ queue depths read at scrape time.
+ */
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+type ProcessMetrics = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
+import type { Redis } from 'ioredis';
+import type { Queues } from '../queues/queues.js';
+
+export const registry = new Registry();
+collectDefaultMetrics({ register: registry });
+
+export const httpDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'HTTP requests by method, declared route (path template) and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [registry],
+});
+
+export const selectionLateness = new Histogram({
+  name: 'broker_offer_selection_lateness_seconds',
+  help: 'From an offer’s deadline to its selection committed (D2)',
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  registers: [registry],
+});
+
+export const webhookDeliveries = new Counter({
+  name: 'broker_webhook_deliveries_total',
+  help: 'Outgoing webhook attempts by kind and outcome (ok: a 2xx; failed: another status or no answer)',
+  labelNames: ['kind', 'outcome'] as const,
+  registers: [registry],
+});
+
+const socketCounts: { read: () => Record<string, number> } = { read: () => ({}) };
+
+export const sockets = new Gauge({
+  name: 'broker_sockets',
+  help: 'Open WebSocket connections by kind of client',
+  labelNames: ['kind'] as const,
+  registers: [registry],
+  collect() {
+    this.reset();
+    for (const [kind, n] of Object.entries(socketCounts.read())) this.set({ kind }, n);
+  },
+});
+
+/** The realtime server of an API process says how to count its sockets. */
+export function countSocketsWith(read: () => Record<string, number>): void {
+  socketCounts.read = read;
+}
+
+const KEY = (prefix: string) => `${prefix}:metrics`;
+/** A process that has not published for this long is gone: its figures are left out. */
+const STALE_MS = 30_000;
+export const PUBLISH_EVERY_MS = 5_000;
+
+/** Publishes this process's metrics every PUBLISH_EVERY_MS (and at once); returns the stop function. */
+export function publishMetrics(redis: Redis, prefix: string, name: string): () => Promise<void> {
+  const field = `${name}:${process.pid}`;
+  const publish = async () => {
+    const metrics = await registry.getMetricsAsJSON();
+    await redis.hset(KEY(prefix), field, JSON.stringify({ at: Date.now(), metrics }));
+  };
+  void publish().catch(() => undefined);
+  const timer = setInterval(() => void publish().catch(() => undefined), PUBLISH_EVERY_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await redis.hdel(KEY(prefix), field).catch(() => undefined);
+  };
+}
+
+/** Prometheus text of every live process, plus the queues' depths. */
+export async function scrape(redis: Redis, prefix: string, queues: Queues): Promise<{ contentType: string; text: string }> {
+  const own = await registry.getMetricsAsJSON();
+  const stored = await redis.hgetall(KEY(prefix));
+  const now = Date.now();
+  const others: ProcessMetrics[] = [];
+  for (const [field, value] of Object.entries(stored)) {
+    const entry = JSON.parse(value) as { at: number; metrics: ProcessMetrics };
+    if (field === `api:${process.pid}`) continue; // this process: its live figures instead
+    if (now - entry.at > STALE_MS) {
+      await redis.hdel(KEY(prefix), field);
+      continue;
+    }
+    others.push(entry.metrics);
+  }
+  const merged = AggregatorRegistry.aggregate([own, ...others]);
+  const depth = new Gauge({ name: 'broker_queue_jobs', help: 'BullMQ jobs by queue and state', labelNames: ['queue', 'state'] as const, registers: [merged] });
+  for (const q of queues.all()) {
+    const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children');
+    for (const [state, n] of Object.entries(counts)) depth.set({ queue: q.name, state }, n);
+  }
+  return { contentType: merged.contentType, text: await merged.metrics() };
+}
