@@ -5,6 +5,7 @@
  */
 import { Ajv } from 'ajv';
 import { targetPolicy } from '../src/webhooks/targets.js';
+import { QUEUE_NAMES, type QueueName } from '../src/queues/registry.js';
 
 interface VarSpec {
   /** the property of Config */
@@ -51,6 +52,8 @@ const VARS = {
   AUTH_FAIL_LIMIT_IP: { key: 'authFailLimitIp', type: 'integer', default: 100, minimum: 1 },
   AUTH_FAIL_LIMIT_ID: { key: 'authFailLimitId', type: 'integer', default: 10, minimum: 1 },
   AUTH_FAIL_WINDOW_S: { key: 'authFailWindowS', type: 'integer', default: 900, minimum: 1 },
+  /** how long a verified Basic pair or API key is trusted without a lookup (ms; 0: off); provisioning empties it at once */
+  AUTH_CACHE_TTL_MS: { key: 'authCacheTtlMs', type: 'integer', default: 5000, minimum: 0, maximum: 60000 },
   JWT_SECRET: { key: 'jwtSecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true, secret: true, pattern: '^.{32,}$' },
   JWT_EXPIRES_IN: { key: 'jwtExpiresIn', type: 'string', default: '8h', pattern: '^[0-9]+[smhd]$' },
   INTEGRITY_SECRET: { key: 'integritySecret', type: 'string', default: DEV_ONLY_SECRET, requiredInProduction: true, secret: true, pattern: '^.{32,}$' },
@@ -85,6 +88,23 @@ const VARS = {
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
   /** how often the outbox sweeper runs (ms); 0 turns it off */
   SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 30000, minimum: 0 },
+  /** a bearer token a Prometheus scraper may use for GET /metrics (operators use their session); empty: none */
+  METRICS_TOKEN: { key: 'metricsToken', type: 'string', default: '', secret: true, pattern: '^(.{16,})?$' },
+  /** how long the delivery log (every webhook attempt) is kept, in days (D18: at least 30) */
+  DELIVERY_RETENTION_DAYS: { key: 'deliveryRetentionDays', type: 'integer', default: 30, minimum: 30 },
+  /** SMS provider for tracking codes (D16): outbox (offline table), http or twilio */
+  SMS_PROVIDER: { key: 'smsProvider', type: 'string', default: 'outbox', enum: ['outbox', 'http', 'twilio'] },
+  SMS_HTTP_URL: { key: 'smsHttpUrl', type: 'string', default: '', pattern: '^(https?://.*)?$' },
+  SMS_HTTP_TOKEN: { key: 'smsHttpToken', type: 'string', default: '', secret: true },
+  TWILIO_ACCOUNT_SID: { key: 'twilioAccountSid', type: 'string', default: '', pattern: '^(AC[0-9a-fA-F]{32})?$' },
+  TWILIO_AUTH_TOKEN: { key: 'twilioAuthToken', type: 'string', default: '', secret: true },
+  TWILIO_FROM: { key: 'twilioFrom', type: 'string', default: '' },
+  TWILIO_API_URL: { key: 'twilioApiUrl', type: 'string', default: 'https://api.twilio.com', pattern: '^https?://' },
+  SMS_TIMEOUT_MS: { key: 'smsTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
+  /** tries of one SMS before it is recorded as failed (exponential backoff from 1 s) */
+  SMS_ATTEMPTS: { key: 'smsAttempts', type: 'integer', default: 4, minimum: 1, maximum: 20 },
+  /** tracking codes sent to one phone per day, whatever the expediente (D16: no SMS flood) */
+  SMS_DAILY_CAP_PER_PHONE: { key: 'smsDailyCapPerPhone', type: 'integer', default: 10, minimum: 1 },
   /** most stops an offer may have (POST /add-address) */
   MAX_STOPS: { key: 'maxStops', type: 'integer', default: 10, minimum: 1 },
   /** the business's UTC offset: the history's date-only desde/hasta are local days (fechaCita is America/Bogota time) */
@@ -93,10 +113,14 @@ const VARS = {
   WORKER_LOCK_DURATION_MS: { key: 'workerLockDurationMs', type: 'integer', default: 10000, minimum: 100 },
   /** how often a worker looks for stalled jobs (a killed worker's job is taken within lock + interval) */
   WORKER_STALLED_INTERVAL_MS: { key: 'workerStalledIntervalMs', type: 'integer', default: 5000, minimum: 100 },
-  /** `npm start`: API processes sharing PORT (0: the cores less the worker processes, at least one) */
+  /** `npm start`: API processes sharing PORT (0: the cores less the background worker processes, at least one) */
   WEB_PROCESSES: { key: 'webProcesses', type: 'integer', default: 0, minimum: 0, maximum: 64 },
-  /** `npm start`: worker processes */
+  /** `npm start`: worker processes for the queues that may pile up (distribution, notifications, SMS) */
   WORKER_PROCESSES: { key: 'workerProcesses', type: 'integer', default: 1, minimum: 1, maximum: 64 },
+  /** the queues a worker process takes jobs from, comma-separated (empty: all); `npm start` sets it per process */
+  WORKER_QUEUES: { key: 'workerQueues', type: 'string', default: '', pattern: '^[a-z, -]*$' },
+  /** how much a worker process lowers its own CPU priority (nice, 0–19); `npm start` sets it for the background workers */
+  WORKER_NICE: { key: 'workerNice', type: 'integer', default: 0, minimum: 0, maximum: 19 },
   /** real-time sockets (D10): ping interval; a socket that missed the previous pong is terminated */
   HEARTBEAT_MS: { key: 'heartbeatMs', type: 'integer', default: 30000, minimum: 10 },
   /** a socket whose unsent bytes pass this bound is terminated (slow client) */
@@ -124,11 +148,13 @@ type Derived = { readonly [N in keyof Vars as Vars[N]['key']]: ValueOf<Vars[N]> 
  * The one typed configuration object (STYLE 12), derived from VARS; the two
  * outbound-target variables are read into their final shape by loadConfig.
  */
-export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts'> & {
+export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues'> & {
   /** tenants' URLs may name private, loopback or link-local addresses (default: outside production only) */
   readonly outboundAllowPrivate: boolean;
   /** host names and CIDRs tenants' URLs may reach whatever their range (OUTBOUND_ALLOW_HOSTS, comma-separated) */
   readonly outboundAllowHosts: string[];
+  /** WORKER_QUEUES read into queue names; every queue when the variable is empty */
+  readonly workerQueues: readonly QueueName[];
 };
 
 export type NodeEnv = Config['nodeEnv'];
@@ -189,8 +215,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   } catch (err) {
     problems.push(`OUTBOUND_ALLOW_HOSTS is invalid: ${(err as Error).message}`);
   }
+  const queues = String(out.workerQueues ?? '')
+    .split(',')
+    .map((q) => q.trim())
+    .filter(Boolean);
+  const unknownQueues = queues.filter((q) => !(QUEUE_NAMES as readonly string[]).includes(q));
+  if (unknownQueues.length) problems.push(`WORKER_QUEUES names unknown queues: ${unknownQueues.join(', ')} (known: ${QUEUE_NAMES.join(', ')})`);
+  out.workerQueues = queues.length ? [...new Set(queues)] : [...QUEUE_NAMES];
   if (out.geocoder === 'google' && !out.googleGeocodingKey) {
     problems.push('GOOGLE_GEOCODING_KEY is required when GEOCODER is google');
+  }
+  if (out.smsProvider === 'http' && !out.smsHttpUrl) problems.push('SMS_HTTP_URL is required when SMS_PROVIDER is http');
+  if (out.smsProvider === 'twilio' && (!out.twilioAccountSid || !out.twilioAuthToken || !out.twilioFrom)) {
+    problems.push('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM are required when SMS_PROVIDER is twilio');
   }
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze(out) as unknown as Config;

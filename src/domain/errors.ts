@@ -55,6 +55,31 @@ export interface DomainErrorFacts {
   /** D8 */
   'position.zero': Record<string, never>;
   'position.technician-not-found': Record<string, never>;
+  /** D14: an unknown expediente, or one the caller takes no part in (the same answer) */
+  'expediente.not-found': Record<string, never>;
+  /** D14: more than 3 code requests per expediente in 10 minutes */
+  'tracking.too-many-codes': Record<string, never>;
+  /** D14: a wrong, expired or spent code */
+  'tracking.code-invalid': Record<string, never>;
+  /** D14: an unknown, malformed or expired tracking token */
+  'tracking.token-invalid': Record<string, never>;
+  /** D14: the survey before FINALIZADA, or a second one */
+  'survey.not-finished': { state: OfferState };
+  'survey.already-answered': Record<string, never>;
+  /** D14: chat before ASIGNADA or after its open period */
+  'chat.closed': { state: OfferState; reason: 'not-assigned' | 'ended' };
+  /** D14: the generator and operators read only */
+  'chat.read-only': Record<string, never>;
+  /** D14: 30 messages per minute per author and expediente */
+  'chat.too-many-messages': { retryAfterS: number };
+  /** D18: no such delivery */
+  'delivery.not-found': { id: string };
+  /** D18: a delivery still pending or being sent is not resent by hand */
+  'delivery.in-flight': { id: string; state: string };
+  /** D15: resending is an admin's */
+  'delivery.admin-only': Record<string, never>;
+  /** D14: `hasta` names no message of this chat */
+  'chat.message-unknown': { id: string };
 }
 
 export type DomainErrorCode = keyof DomainErrorFacts;

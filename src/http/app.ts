@@ -2,7 +2,7 @@
  * The Koa application: the edge only. Order: request target → unread body
  * drained → request id → errors → timeout → unknown-route body → version
  * redirects → health and the API documents → ORM request context → operator
- * pages → JSON body → the /api/v3 routes.
+ * pages → the customer page → JSON body → the /api/v3 routes.
  */
 import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
@@ -15,11 +15,13 @@ import { jsonBody } from './middleware/body.js';
 import { drainUnreadBody } from './middleware/drain.js';
 import { pageHeaders } from './middleware/pages.js';
 import { requestTarget } from './middleware/target.js';
+import { requestDuration } from './middleware/metrics.js';
 import { notFound, versionRedirect } from './middleware/routing.js';
 import { timeoutMiddleware } from './middleware/timeout.js';
 import { docsPage } from './openapi/operations.js';
 import { routerOf } from './openapi/router.js';
 import { mountAdmin } from './routes/admin.js';
+import { mountTrackingPage } from './routes/trackingPage.js';
 import { adminRoutes, apiRoutes, systemRoutes } from './routes/index.js';
 
 /** A caller's x-request-id is kept when it is a plain token; anything else is replaced (it goes into logs). */
@@ -33,6 +35,7 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.context.authFailures = authFailLimit(rt);
 
   app.use(requestTarget);
+  app.use(requestDuration);
   app.use(drainUnreadBody(rt.config.bodyLimit));
   app.use(async (ctx, next) => {
     const given = ctx.get('x-request-id');
@@ -53,6 +56,7 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.use((ctx, next) => RequestContext.create(rt.orm.em, next));
 
   mountAdmin(app, rt, adminRoutes(rt));
+  mountTrackingPage(app, rt);
 
   app.use(jsonBody(rt.config.bodyLimit));
   app.use(routerOf(rt, apiRoutes(rt)).routes());

@@ -19,6 +19,8 @@ import { HISTORY_MESSAGES } from '../domain/history/history.js';
 import { UNKNOWN_POSITION_MESSAGE } from '../geo/figures.js';
 import { POSITION_MESSAGES } from '../geo/positions.js';
 import { GEOCODER_UNAVAILABLE } from '../geocoding/geocoder.js';
+import { TRACKING_MESSAGES } from '../domain/tracking/messages.js';
+import { DELIVERY_MESSAGES } from '../domain/deliveries/resend.js';
 import { HttpError, RequestError, envelopeBody, type Envelope } from './errors.js';
 
 interface Answer<F> {
@@ -26,6 +28,8 @@ interface Answer<F> {
   message: (facts: F) => string;
   /** body fields beside the message (controller and key envelopes) */
   extra?: (facts: F) => Record<string, unknown>;
+  /** response headers (Retry-After of a 429) */
+  headers?: (facts: F) => Record<string, string>;
 }
 
 type ErrorTable = { [C in DomainErrorCode]: Answer<DomainErrorFacts[C]> };
@@ -92,11 +96,24 @@ export const ERROR_TABLE: ErrorTable = {
   'progress.offer-not-found': { status: 404, message: () => PROGRESS_MESSAGES.notFound },
   'position.zero': { status: 400, message: () => POSITION_MESSAGES.zero },
   'position.technician-not-found': { status: 404, message: () => POSITION_MESSAGES.notFound },
+  'delivery.not-found': { status: 404, message: (f) => DELIVERY_MESSAGES.notFound(f.id) },
+  'delivery.in-flight': { status: 409, message: (f) => DELIVERY_MESSAGES.inFlight(f.state) },
+  'delivery.admin-only': { status: 403, message: () => DELIVERY_MESSAGES.adminOnly },
+  'expediente.not-found': { status: 404, message: () => TRACKING_MESSAGES.notFound },
+  'tracking.too-many-codes': { status: 429, message: () => TRACKING_MESSAGES.tooManyCodes, headers: () => ({ 'Retry-After': '600' }) },
+  'tracking.code-invalid': { status: 401, message: () => TRACKING_MESSAGES.codeInvalid },
+  'tracking.token-invalid': { status: 401, message: () => TRACKING_MESSAGES.tokenInvalid },
+  'survey.not-finished': { status: 403, message: (f) => TRACKING_MESSAGES.surveyNotFinished(f.state) },
+  'survey.already-answered': { status: 409, message: () => TRACKING_MESSAGES.surveyTwice },
+  'chat.closed': { status: 403, message: (f) => (f.reason === 'ended' ? TRACKING_MESSAGES.chatEnded : TRACKING_MESSAGES.chatNotAssigned(f.state)) },
+  'chat.read-only': { status: 403, message: () => TRACKING_MESSAGES.chatReadOnly },
+  'chat.too-many-messages': { status: 429, message: () => TRACKING_MESSAGES.chatTooMany, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
+  'chat.message-unknown': { status: 404, message: (f) => TRACKING_MESSAGES.chatUnknownMessage(f.id) },
 };
 
-function answerOf<C extends DomainErrorCode>(err: DomainError<C>): { status: number; message: string; extra: Record<string, unknown> } {
+function answerOf<C extends DomainErrorCode>(err: DomainError<C>): { status: number; message: string; extra: Record<string, unknown>; headers: Record<string, string> } {
   const entry = ERROR_TABLE[err.code] as Answer<DomainErrorFacts[C]>;
-  return { status: entry.status, message: entry.message(err.facts), extra: entry.extra?.(err.facts) ?? {} };
+  return { status: entry.status, message: entry.message(err.facts), extra: entry.extra?.(err.facts) ?? {}, headers: entry.headers?.(err.facts) ?? {} };
 }
 
 export interface ErrorAnswer {
@@ -115,7 +132,7 @@ export function errorAnswer(err: unknown, envelope: Envelope): ErrorAnswer | nul
   if (err instanceof RequestError) return { status: err.status, body: envelopeBody(envelope, err.message, err.extra), headers: {} };
   if (err instanceof DomainError) {
     const a = answerOf(err);
-    return { status: a.status, body: envelopeBody(envelope, a.message, a.extra), headers: {} };
+    return { status: a.status, body: envelopeBody(envelope, a.message, a.extra), headers: a.headers };
   }
   return null;
 }

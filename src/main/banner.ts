@@ -1,7 +1,8 @@
 /**
  * The warning printed at start (stderr, plain text) when the process runs with
  * public defaults: the development secrets published in config/index.ts and,
- * for `npm start`, the demo users of config/demo.json (issue 8, item 12).
+ * for `npm start`, the demo users of config/demo.json (issue 8, item 12). When
+ * it shows, it also says when outbound calls may reach private addresses.
  * Production requires the secrets and loads no demo, so it never shows there.
  */
 import { publicSecretsInUse, type Config } from '../../config/index.js';
@@ -29,6 +30,10 @@ export function unsafeDefaultsBanner(cfg: Config, opts: BannerOptions): string |
   }
   if (secrets.includes('INTEGRITY_SECRET')) {
     lines.push('!!  - INTEGRITY_SECRET is not set: chat and tracking integrity uses a published secret.');
+  }
+  if (cfg.outboundAllowPrivate) {
+    lines.push('!!  - OUTBOUND_ALLOW_PRIVATE is on (the default outside production): webhooks and pushes');
+    lines.push("!!    may reach loopback and private addresses, the machine's own services included.");
   }
   if (opts.demo) {
     lines.push('!!  - demo data: an empty database gets the API users and operators of config/demo.json,');

@@ -12,6 +12,7 @@ import { createRedis, type Redis } from '../queues/redis.js';
 import { RedisEventPublisher, type EventPublisher } from '../realtime/bus.js';
 import { createGeocoder, type Geocoder } from '../geocoding/index.js';
 import { CommitSteps } from '../domain/offers/lifecycle/announce.js';
+import { CredentialCache, subscribeAuthInvalidation } from '../auth/cache.js';
 
 export interface Runtime {
   config: Config;
@@ -23,6 +24,8 @@ export interface Runtime {
   /** real-time events to sockets on any API process (D10) */
   events: EventPublisher;
   geocoder: Geocoder;
+  /** verified API credentials for AUTH_CACHE_TTL_MS, emptied by provisioning on every process (issue 12 item 5) */
+  authCache: CredentialCache;
   close(): Promise<void>;
 }
 
@@ -38,6 +41,8 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
   const geocoder = createGeocoder(cfg, () => orm.em);
+  const authCache = new CredentialCache(cfg.authCacheTtlMs);
+  const unsubscribe = cfg.authCacheTtlMs > 0 ? await subscribeAuthInvalidation(cfg.redisUrl, cfg.queuePrefix, authCache, log) : async () => undefined;
   let closed = false;
   const rt: Runtime = {
     config: cfg,
@@ -47,9 +52,11 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
     queues,
     events,
     geocoder,
+    authCache,
     async close() {
       if (closed) return;
       closed = true;
+      await unsubscribe();
       await queues.close();
       await orm.close(true);
       redis.disconnect();

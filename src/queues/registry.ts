@@ -26,6 +26,12 @@ export interface JobRegistry {
     notify: { deliveryId: string };
     /** every SWEEP_INTERVAL_MS: re-enqueue what a lost enqueue left behind (outbox sweeper) */
     sweep: Record<string, never>;
+    /** every six hours: the delivery log's retention (D18, DELIVERY_RETENTION_DAYS) */
+    prune: Record<string, never>;
+  };
+  'customer-sms': {
+    /** a tracking code by SMS (D16): retried a bounded number of times, every outcome on its sms_message row */
+    send: { smsId: string };
   };
 }
 
@@ -38,6 +44,7 @@ export const QUEUE_NAMES: readonly QueueName[] = [
   'offer-evaluation',
   'webhook-dispatch',
   'state-notification',
+  'customer-sms',
 ];
 
 /** BullMQ job ids may not contain ':'; ids derive from the domain id so adding twice is harmless (STYLE 5). */
@@ -49,6 +56,7 @@ export function jobId(name: string, domainId: string): string {
 export interface JobSettings {
   notificationAttempts: number;
   notificationBackoffMs: number;
+  smsAttempts: number;
 }
 
 type OptionsTable = {
@@ -79,6 +87,10 @@ const JOB_OPTIONS: OptionsTable = {
     }),
     /** the repeatable sweep's template (queues/schedules.ts); the scheduler names its jobs */
     sweep: () => ({ removeOnComplete: 100, removeOnFail: 100 }),
+    prune: () => ({ removeOnComplete: 20, removeOnFail: 20 }),
+  },
+  'customer-sms': {
+    send: ({ smsId }, s) => ({ jobId: jobId('sms', smsId), attempts: s.smsAttempts, backoff: { type: 'exponential', delay: 1000 } }),
   },
 };
 
@@ -102,4 +114,5 @@ export const JOB_NAMES: { readonly [Q in QueueName]: readonly JobName<Q>[] } = {
   'offer-evaluation': Object.keys(JOB_OPTIONS['offer-evaluation']) as JobName<'offer-evaluation'>[],
   'webhook-dispatch': Object.keys(JOB_OPTIONS['webhook-dispatch']) as JobName<'webhook-dispatch'>[],
   'state-notification': Object.keys(JOB_OPTIONS['state-notification']) as JobName<'state-notification'>[],
+  'customer-sms': Object.keys(JOB_OPTIONS['customer-sms']) as JobName<'customer-sms'>[],
 };

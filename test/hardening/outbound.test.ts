@@ -4,6 +4,7 @@
  * (a 200 keeps the offer ACEPTADA) and a state notification is not resent; place names from the
  * geocoders with a NUL or a lone surrogate are stored with U+FFFD.
  */
+import { REPLY_STORED_CHARS } from '../../src/webhooks/deliveries.js';
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -102,7 +103,7 @@ describe('hardening: outbound replies and geocoder results are stored (issue 8.4
   });
 
   it('a reply cut at the stored length in the middle of an emoji is stored well formed', async () => {
-    const rx = await receiver({ '/respuesta': { bytes: Buffer.from(`${'a'.repeat(2047)}🚗🚗`, 'utf8'), type: 'text/plain' } });
+    const rx = await receiver({ '/respuesta': { bytes: Buffer.from(`${'a'.repeat(REPLY_STORED_CHARS - 1)}🚗🚗`, 'utf8'), type: 'text/plain' } });
     try {
       const gen = await makeGenerator(fork(), { urlApi: rx.url, apiEndpoint: { respuesta: '/respuesta' } });
       const central = await makeResponder(fork());
@@ -118,7 +119,7 @@ describe('hardening: outbound replies and geocoder results are stored (issue 8.4
         10000,
         'the acceptance delivered',
       );
-      expect(d.replyBody).to.have.length(2048);
+      expect(d.replyBody).to.have.length(REPLY_STORED_CHARS);
       expect(isStorable(d.replyBody)).to.equal(true);
     } finally {
       rx.server.close();

@@ -4,7 +4,7 @@
  * with a deadline.
  */
 import { Redis } from 'ioredis';
-import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
+import { busChannel, perTechnician, type BusMessage } from '../../src/realtime/bus.js';
 
 export interface LatLng {
   lat: number;
@@ -69,7 +69,8 @@ export function northOf(p: LatLng, km: number): LatLng {
 export async function captureEvents(redisUrl: string, prefix: string): Promise<{ messages: BusMessage[]; close(): void }> {
   const sub = new Redis(redisUrl);
   const messages: BusMessage[] = [];
-  sub.on('message', (_channel: string, raw: string) => messages.push(JSON.parse(raw) as BusMessage));
+  // a distribution's one `technicians` message counts as the per-technician events it stands for
+  sub.on('message', (_channel: string, raw: string) => messages.push(...perTechnician(JSON.parse(raw) as BusMessage)));
   await sub.subscribe(busChannel(prefix));
   return { messages, close: () => sub.disconnect() };
 }

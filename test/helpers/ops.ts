@@ -7,7 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Redis } from 'ioredis';
 import { OfferResponse, WebhookDelivery, type ApiUser, type Central, type Offer, type Technician } from '../../src/db/entities/index.js';
 import type { OfferState } from '../../src/domain/offers/lifecycle/states.js';
-import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
+import { busChannel, perTechnician, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from './db.js';
 import { startApp, type StartOptions, type TestApp } from './harness.js';
 import { makeApiUser, makeBusinessLine, makeCentral, makeGenerator, makeOffer, makeServiceType, makeTechnician, WITH_STATE_ENDPOINT, type Generator } from './factories.js';
@@ -126,7 +126,8 @@ export interface BusListener {
 export async function listenBus(redisUrl: string, prefix: string): Promise<BusListener> {
   const sub = new Redis(redisUrl);
   const messages: BusMessage[] = [];
-  sub.on('message', (_channel: string, raw: string) => messages.push(JSON.parse(raw) as BusMessage));
+  // a distribution's one `technicians` message counts as the per-technician events it stands for
+  sub.on('message', (_channel: string, raw: string) => messages.push(...perTechnician(JSON.parse(raw) as BusMessage)));
   await sub.subscribe(busChannel(prefix));
   return { messages, close: () => sub.disconnect() };
 }

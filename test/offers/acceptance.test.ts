@@ -201,6 +201,8 @@ describe('PUT /aceptacion', () => {
       const [delivery] = await fork().find(WebhookDelivery, { offer: uuid });
       expect(delivery).to.include({ kind: 'acceptance', state: 'pending', url: `${GENERATOR_URL}${RESPUESTA_PATH}` });
       expect(delivery.requestBody).to.include({ id: uuid, dniPrestador: own.central.nit, dniTecnico: own.technician.dni, tiempoLlegadaSitio: 7 });
+      // D16: assigned at once, so the notification carries the service's code
+      expect(delivery.requestBody.codigoServicio).to.be.a('string').and.equal(offer!.codigoServicio);
       const job = await app.rt.queues.get('webhook-dispatch').getJob(jobId('deliver', delivery.id));
       expect(job?.data).to.deep.equal({ deliveryId: delivery.id });
       expect(job?.opts.attempts).to.equal(1);

@@ -5,7 +5,7 @@ import { createHmac } from 'node:crypto';
 import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
 import { ACCEPTANCE_MESSAGES } from '../../src/domain/offers/acceptance/acceptance.js';
 import { jobId } from '../../src/queues/registry.js';
-import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
+import { busChannel, perTechnician, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeApiUser, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
@@ -87,7 +87,7 @@ describe('offer lifecycle with the workers running', () => {
     gen = await makeGenerator(fork());
     sub = new Redis(app.rt.config.redisUrl);
     await sub.subscribe(busChannel(app.rt.config.queuePrefix));
-    sub.on('message', (_c, m: string) => events.push(JSON.parse(m) as BusMessage));
+    sub.on('message', (_c, m: string) => events.push(...perTechnician(JSON.parse(m) as BusMessage)));
     nock.emitter.on('no match', onNoMatch);
   });
   afterEach(() => {

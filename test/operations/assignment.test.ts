@@ -123,11 +123,13 @@ describe('POST /asignacion, /no-asignacion, /cancelacion', () => {
         expect(after).to.include({ state: 'NO_ASIGNADA', motivo: 'El cliente desistió' });
         expect(await app.rt.queues.get('offer-evaluation').getJob(jobId('evaluate', offer.uuid))).to.equal(undefined);
         const ds = await deliveriesOf(app.rt.orm.em, offer.uuid);
+        // D12: the generator hears its own withdrawal too; the responders are told
         expect(ds.map((d) => [d.kind, d.url, d.requestBody.estado])).to.have.deep.members([
+          ['state', `${GENERATOR_URL}/estado`, 'NO_ASIGNADA'],
           ['novedad', `${CENTRAL_URL}/novedad`, 'NO_ASIGNADA'],
           ['novedad', `${CENTRAL_URL}/sur/novedad`, 'NO_ASIGNADA'],
         ]);
-        expect(String(ds[0].requestBody.detalle)).to.contain('El cliente desistió');
+        for (const d of ds) expect(String(d.requestBody.detalle)).to.contain('El cliente desistió');
         await waitFor(() => bus.messages.some((m) => m.event === 'offer.closed'), 8000, 'offer.closed');
         const closed = bus.messages.find((m) => m.event === 'offer.closed');
         expect(closed?.data).to.deep.equal({ uuid: offer.uuid, result: 'withdrawn' });

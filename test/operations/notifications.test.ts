@@ -75,6 +75,7 @@ describe('state notifications (D12)', () => {
 
   it('PUTs {id, estado, fecha, detalle} with x-event-id to url_api + estado and records the answer', async () => {
     const calls = receiver(GENERATOR_URL, '/estado');
+    // a service without a code yet (rows made by hand): the spec's four fields only
     const offer = await offerIn(app.rt.orm.em.fork(), gen, 'ASIGNADA', prov);
     expect((await progress(offer.uuid, 'EN_CAMINO')).statusCode).to.equal(200);
     const [d] = await settled(offer.uuid, 1);
@@ -175,6 +176,10 @@ describe('state notifications (D12)', () => {
     expect(ds.every((d) => d.state === 'ok')).to.equal(true);
     expect(calls.map((c) => c.body.estado)).to.deep.equal(['ASIGNADA', 'EN_CAMINO', 'EN_SITIO', 'FINALIZADA']);
     expect(new Set(calls.map((c) => c.headers['x-event-id'])).size).to.equal(4);
+    // D16: the codigoServicio the assignment gave, in every state notification from ASIGNADA on
+    const { codigoServicio } = await app.rt.orm.em.fork().findOneOrFail(Offer, offer.uuid);
+    expect(codigoServicio).to.match(/^SV-/);
+    expect(calls.map((c) => c.body.codigoServicio)).to.deep.equal([codigoServicio, codigoServicio, codigoServicio, codigoServicio]);
   });
 
   it('tells the centrals that lost at selection, and everyone on INACTIVA', async () => {

@@ -12,6 +12,12 @@ describe('start banner about public defaults', () => {
     expect(lines.every((l) => l.startsWith('!!'))).to.equal(true);
     expect(text).to.include('NODE_ENV is development').and.include('JWT_SECRET is not set').and.include('INTEGRITY_SECRET is not set');
     expect(text).to.include('config/demo.json').and.include('NODE_ENV=production').and.include('npm run provision');
+    expect(text).to.include('OUTBOUND_ALLOW_PRIVATE is on');
+  });
+
+  it('says private addresses are reachable only while they are', () => {
+    const text = unsafeDefaultsBanner(loadConfig({ OUTBOUND_ALLOW_PRIVATE: 'false' }), { demo: true })!;
+    expect(text).to.include('JWT_SECRET is not set').and.not.include('OUTBOUND_ALLOW_PRIVATE');
   });
 
   it('names only what is public: the secrets set, the demo alone (npm start)', () => {

@@ -53,9 +53,10 @@ describe('job registry: one home for every job option', () => {
   });
 
   it('options come from the table: ids from the domain id, one try for the acceptance, the configured retries for notifications', () => {
-    const settings = { notificationAttempts: 7, notificationBackoffMs: 1234 };
+    const settings = { notificationAttempts: 7, notificationBackoffMs: 1234, smsAttempts: 3 };
     expect(jobOptions('offer-evaluation', 'expire', { offerUuid: 'u-1' }, settings)).to.include({ jobId: 'expire-u-1', attempts: 5 });
     expect(jobOptions('webhook-dispatch', 'deliver', { deliveryId: 'd:1' }, settings)).to.include({ jobId: 'deliver-d_1', attempts: 1 });
+    expect(jobOptions('customer-sms', 'send', { smsId: 's-1' }, settings)).to.deep.include({ jobId: 'sms-s-1', attempts: 3, backoff: { type: 'exponential', delay: 1000 } });
     const notify = jobOptions('state-notification', 'notify', { deliveryId: 'd-2' }, settings);
     expect(notify).to.include({ jobId: 'notify-d-2', attempts: 7 });
     expect(notify.backoff).to.deep.equal({ type: 'exponential', delay: 1234 });

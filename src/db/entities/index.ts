@@ -93,6 +93,10 @@ export const Technician = defineEntity({
     lng: num().nullable(),
     positionAt: p.datetime().nullable(),
     serviceTypes: p.json<number[]>(),
+    /** the service it is assigned to (D16): busy from ASIGNADA until the service ends; no offers meanwhile */
+    busyOfferUuid: p.uuid().nullable(),
+    /** the rate it was provisioned with, averaged once with every survey (D14) */
+    initialRate: num().nullable(),
   },
 });
 export type Technician = InferEntity<typeof Technician>;
@@ -171,6 +175,8 @@ export const Offer = defineEntity({
     placa: p.string().nullable(),
     observacionesAsignacion: p.text().nullable(),
     motivo: p.text().nullable(),
+    /** the customer's phone (D16): digits with an optional leading +; never sent to centrals before assignment */
+    telefonoCliente: p.string().nullable(),
   },
 });
 export type Offer = InferEntity<typeof Offer>;
@@ -215,7 +221,7 @@ export const OfferTransition = defineEntity({
 });
 export type OfferTransition = InferEntity<typeof OfferTransition>;
 
-export type DeliveryKind = 'acceptance' | 'state' | 'novedad' | 'offer-push';
+export type DeliveryKind = 'acceptance' | 'state' | 'novedad' | 'offer-push' | 'assignment-push';
 export type DeliveryState = 'pending' | 'sending' | 'ok' | 'failed';
 
 /**

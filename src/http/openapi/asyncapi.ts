@@ -40,13 +40,25 @@ export const OUTGOING: Record<string, { summary: string; data: unknown }> = {
   'offer.respond.result': { summary: 'Answer to offer.respond: the HTTP status and body of PUT /aceptacion', data: obj(['status', 'body'], { status: { type: 'integer' }, body: {} }) },
   'position.result': { summary: 'Answer to position: as PUT /posicion-tecnico', data: obj(['status', 'body'], { status: { type: 'integer' }, body: {} }) },
   'progress.result': { summary: 'Answer to progress: as PUT /estado-servicio', data: obj(['status', 'body'], { status: { type: 'integer' }, body: {} }) },
+  'service.position': {
+    summary: 'To the customer (tracking token): the assigned technician’s position while EN_CAMINO (D14)',
+    data: obj(['uuid', 'expediente', 'latitud', 'longitud', 'fecha'], { uuid, expediente: str(64), latitud: { type: 'number' }, longitud: { type: 'number' }, fecha: iso }),
+  },
+  'chat.message': {
+    summary: 'To the other side of a service’s chat (customer or assigned technician): a new message (D14)',
+    data: obj(['uuid', 'expediente', 'message'], { uuid, expediente: str(64), message: { $ref: '#/components/schemas/ChatMessage' } }),
+  },
+  'chat.read': {
+    summary: 'To the other side of a service’s chat: its messages were read up to `hasta` (D14)',
+    data: obj(['uuid', 'expediente', 'lector', 'hasta', 'leidoEn'], { uuid, expediente: str(64), lector: { enum: ['cliente', 'tecnico'] }, hasta: { type: 'integer' }, leidoEn: iso }),
+  },
   pong: { summary: 'Answer to ping', data: { type: 'object' } },
   error: { summary: 'A bad message; the connection stays open', data: obj(['message'], { message: str(2000), details: {} }) },
 };
 
 /** Client → server events, who may send them and their data (components of the OpenAPI document). */
 export const INCOMING_DOC: Record<string, { summary: string; senders: string[]; schema: string }> = {
-  ping: { summary: 'Liveness; answered with pong', senders: ['generator', 'technician', 'operator'], schema: SocketPing.name },
+  ping: { summary: 'Liveness; answered with pong', senders: ['generator', 'technician', 'operator', 'customer'], schema: SocketPing.name },
   'offer.respond': { summary: 'PUT /aceptacion (D4) as the socket’s technician → offer.respond.result', senders: ['technician'], schema: SocketOfferRespond.name },
   position: { summary: 'The technician’s position and availability → position.result', senders: ['technician'], schema: SocketPosition.name },
   progress: { summary: 'PUT /estado-servicio (D11) as the assigned technician → progress.result', senders: ['technician'], schema: SocketProgress.name },
@@ -106,6 +118,7 @@ export function asyncApiDocument(): JsonObject {
         generator: { type: 'httpUserPassword', description: 'Authorization: Basic, as the HTTP API; needs /oferta' },
         technician: { type: 'httpApiKey', name: 'x-apikey', in: 'header', description: 'its central’s key, plus x-dni-tecnico: <its document>' },
         operator: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Authorization: Bearer, or ?token= for browsers' },
+        customer: { type: 'httpApiKey', name: 'tracking', in: 'query', description: '?tracking=<tracking token> from POST /tracking/track (D14), or the customer page’s httpOnly cookie' },
       },
     },
   };

@@ -4,6 +4,8 @@
  * of spec 5 and D13, and the outgoing webhooks (6.1, D12). Served at
  * GET /api/v3/openapi.json; request validation compiles its schemas.
  */
+import { CUSTOMER_SCHEMAS } from './customer.js';
+import { DELIVERY_SCHEMAS } from './deliveries.js';
 import type { JSONSchema } from 'json-schema-to-ts';
 import { ControllerError, KeyError, RESPONSE_SCHEMAS, RateLimited, SystemError, ref, str } from './components.js';
 import { API, OPERATIONS } from './operations.js';
@@ -35,14 +37,26 @@ const SECURITY: Record<Auth, Array<Record<string, string[]>>> = {
   apiKey: [{ apiKey: [] }],
   basicOrJwt: [{ bearerJwt: [] }, { basicAuth: [] }],
   operator: [{ bearerJwt: [] }, { operatorCookie: [] }],
+  chat: [{ trackingToken: [] }, { apiKey: [], dniTecnico: [] }, { basicAuth: [] }, { bearerJwt: [] }],
   none: [],
 };
+
+const INTEGRITY = { integrityTimestamp: [], integrityNonce: [], integritySignature: [] };
+
+/** The security requirements of an operation: its authentication's, each with the D13 headers when it has `integrity`. */
+function securityOf(op: OperationDecl): Array<Record<string, string[]>> {
+  const base = SECURITY[op.auth];
+  if (!op.integrity) return base;
+  return base.length ? base.map((r) => ({ ...INTEGRITY, ...r })) : [INTEGRITY];
+}
 
 const SECURITY_SCHEMES = {
   basicAuth: { type: 'http', scheme: 'basic', description: 'HTTP Basic (spec 5.1): the API user’s username and password; failures in the system envelope (7.2).' },
   apiKey: { type: 'apiKey', in: 'header', name: 'x-apikey', description: 'API key (spec 5.2); failures as `{status: false, msg, timestamp}`.' },
   bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An operator’s session from POST /users/login (spec 5.3, D15).' },
   operatorCookie: { type: 'apiKey', in: 'cookie', name: 'operator_token', description: 'The same JWT as an httpOnly cookie, set at login (operator pages).' },
+  trackingToken: { type: 'http', scheme: 'bearer', description: 'The customer’s tracking token from POST /tracking/track (D14).' },
+  dniTecnico: { type: 'apiKey', in: 'header', name: 'x-dni-tecnico', description: 'With the central’s x-apikey: the technician assigned to the service (D14).' },
   integrityTimestamp: {
     type: 'apiKey',
     in: 'header',
@@ -129,8 +143,27 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
       };
       out[302] = { description: 'Not signed in (browsers): to the login form', headers: { Location: { description: 'the login form', schema: str(2048) } } };
       break;
+    case 'chat':
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', ['Las credenciales de acceso contienen caracteres no permitidos.']));
+      alternative(400, { description: 'A key or x-dni-tecnico with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples(['La clave de acceso contiene caracteres no permitidos.']) });
+      out[401] = {
+        description: 'Credentials missing or wrong: Basic in the system envelope, the key in its own, a token in the controller envelope',
+        schema: { anyOf: [ref(SystemError), ref(KeyError), ref(ControllerError)] },
+        examples: { token: { status: false, msg: 'EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ' } },
+      };
+      out[403] = sys('API user inactive (spec 5.1)', [AUTH_MESSAGES_EXAMPLES.basic403[0]]);
+      out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(KeyError), ref(RateLimited)] } };
+      out[500] = { description: 'Internal failure of the key check (spec 5.2), or unhandled error', schema: { anyOf: [ref(KeyError), ref(SystemError)] } };
+      break;
     case 'none':
       break;
+  }
+  if (op.integrity) {
+    alternative(401, {
+      description: 'D13 integrity refused: headers missing, timestamp outside 300 s, nonce already seen, or wrong signature',
+      schema: KeyError,
+      examples: keyExamples(['FALTAN LOS ENCABEZADOS DE INTEGRIDAD (x-timestamp, x-nonce, x-signature)', 'LA FIRMA DE INTEGRIDAD NO ES VÁLIDA']),
+    });
   }
   return out;
 }
@@ -186,7 +219,7 @@ function operationObject(op: OperationDecl): JsonObject {
     operationId: op.operationId,
     summary: op.summary,
     tags: [op.tag],
-    security: asJson(SECURITY[op.auth]),
+    security: asJson(securityOf(op)),
     'x-envelope': op.envelope,
   };
   if (op.description) out.description = op.description;
@@ -223,7 +256,7 @@ function collectSchemas(ops: readonly OperationDecl[]): Record<string, JsonObjec
     if (seen && seen !== n.schema) throw new Error(`two schemas named ${n.name}`);
     out.set(n.name, n.schema);
   };
-  for (const n of [...RESPONSE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...SOCKET_SCHEMAS]) add(n);
+  for (const n of [...RESPONSE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...SOCKET_SCHEMAS, ...CUSTOMER_SCHEMAS, ...DELIVERY_SCHEMAS]) add(n);
   for (const op of ops) {
     if (op.input) add(op.input.schema);
     for (const r of Object.values(op.responses)) if (r.schema && isNamed(r.schema)) add(r.schema);
@@ -254,6 +287,8 @@ export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenA
       { name: 'Servicio', description: 'The service after acceptance (spec 4.4, 4.8)' },
       { name: 'Consultas', description: 'Queries (spec 4.5–4.7)' },
       { name: 'Operadores', description: 'Operators (D15)' },
+      { name: 'Seguimiento', description: 'The customer follows its service with an SMS code (D14); every request signed (D13)' },
+      { name: 'Chat', description: 'Customer and technician per service (D14); every request signed (D13)' },
       { name: 'Sistema', description: 'Health and this document' },
     ],
     paths,

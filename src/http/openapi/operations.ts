@@ -23,6 +23,8 @@ import {
   WithdrawalInput,
 } from './requests.js';
 import { operation, type OperationDecl } from './types.js';
+import { CUSTOMER_OPERATIONS, PAGE_OPERATIONS } from './customer.js';
+import { DELIVERY_OPERATIONS } from './deliveries.js';
 
 export const API = '/api/v3';
 
@@ -633,6 +635,9 @@ export const OPERATIONS: readonly OperationDecl[] = [
   asyncApiDocument,
   docsPage,
   docsAsset,
+  ...CUSTOMER_OPERATIONS,
+  ...PAGE_OPERATIONS,
+  ...DELIVERY_OPERATIONS,
 ];
 
 /** Operations served by a mounted package rather than the router (the route test skips them in its walk). */

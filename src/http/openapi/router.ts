@@ -16,6 +16,8 @@ import type { AppContext, AppState } from '../context.js';
 import { HttpError, RequestError, controllerError } from '../errors.js';
 import { formBody } from '../middleware/body.js';
 import { failureMessage } from '../middleware/failure.js';
+import { integrityCheck } from '../middleware/integrity.js';
+import { chatAuth } from '../auth/chat.js';
 import { assertStorable, compile } from '../validation.js';
 import { openApiDocument } from './document.js';
 import { API, adminLoginPage } from './operations.js';
@@ -24,8 +26,8 @@ import type { Auth, OperationDecl } from './types.js';
 /** Where an operator without a session is sent (the /admin/login form). */
 export const ADMIN_LOGIN_PATH = adminLoginPage.path;
 
-/** The largest form body (the operators' login form). */
-const FORM_LIMIT = '8kb';
+/** The largest form body (the login form; the customer page's chat message: 2,000 characters URL-encoded). */
+const FORM_LIMIT = '32kb';
 
 export interface InvalidInput {
   /** the spec's message for the first failure */
@@ -116,18 +118,20 @@ function unauthorizedAsController(auth: Middleware<AppState>): Middleware<AppSta
 /** The permission name of a path: the path without the version prefix (spec 5.1). */
 export const endpointOf = (path: string): string => (path.startsWith(`${API}/`) ? path.slice(API.length) : path);
 
-function authentication(rt: Runtime, auth: Auth, path: string): Middleware<AppState> | null {
+function authentication(rt: Runtime, auth: Auth, path: string, gated = true): Middleware<AppState> | null {
   const em = () => rt.orm.em;
   const endpoint = endpointOf(path);
   switch (auth) {
     case 'basic':
-      return basicAuth(em, endpoint);
+      return basicAuth(em, gated ? endpoint : null, rt.authCache);
     case 'apiKey':
-      return apiKeyAuth(em, endpoint);
+      return apiKeyAuth(em, endpoint, rt.authCache);
     case 'basicOrJwt':
-      return unauthorizedAsController(basicOrJwtAuth(em, endpoint, rt.config.jwtSecret));
+      return unauthorizedAsController(basicOrJwtAuth(em, endpoint, rt.config.jwtSecret, rt.authCache));
     case 'operator':
       return operatorAuth(em, rt.config.jwtSecret, ADMIN_LOGIN_PATH);
+    case 'chat':
+      return chatAuth(rt);
     case 'none':
       return null;
   }
@@ -148,9 +152,10 @@ export function routerOf(rt: Runtime, routes: readonly Route[]): Router<AppState
         await next();
       });
     }
+    if (r.op.integrity) chain.push(integrityCheck(rt));
     if (r.op.input?.from === 'form') chain.push(formBody(FORM_LIMIT));
     if (r.op.failure) chain.push(failureMessage(rt.log, r.op.failure));
-    const auth = authentication(rt, r.op.auth, r.op.path);
+    const auth = authentication(rt, r.op.auth, r.op.path, r.op.endpointGated ?? true);
     if (auth) chain.push(auth);
     if (r.op.input && r.validate) chain.push(validation(r));
     chain.push(async (ctx) => {

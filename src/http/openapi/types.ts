@@ -15,9 +15,11 @@ export type Method = 'get' | 'post' | 'put';
  * - apiKey: x-apikey (spec 5.2);
  * - basicOrJwt: an operator's Bearer JWT or HTTP Basic (spec 4.4, 5.3);
  * - operator: an operator's Bearer JWT or session cookie (D15);
+ * - chat: the customer's tracking token, the assigned technician's key and
+ *   document, the generator's Basic or an operator's JWT (D14);
  * - none: public.
  */
-export type Auth = 'basic' | 'apiKey' | 'basicOrJwt' | 'operator' | 'none';
+export type Auth = 'basic' | 'apiKey' | 'basicOrJwt' | 'operator' | 'chat' | 'none';
 
 /**
  * The body its errors take (spec 7): controller `{status: false, msg}`,
@@ -39,7 +41,7 @@ export interface ResponseDecl {
   /** examples of the body, by name (the spec's texts) */
   examples?: Record<string, unknown>;
   /** content type when not JSON */
-  contentType?: 'text/html' | 'application/javascript' | 'text/css' | 'image/png';
+  contentType?: 'text/html' | 'application/javascript' | 'text/css' | 'image/png' | 'text/plain';
   headers?: Record<string, { description: string; schema: JSONSchema }>;
 }
 
@@ -52,6 +54,10 @@ export interface OperationDecl<B extends JSONSchema = JSONSchema> {
   description?: string;
   tag: string;
   auth: Auth;
+  /** false: any active API user may call it, whatever its profile's endpoint list (its own delivery log, D18) */
+  endpointGated?: boolean;
+  /** D13: the request must carry a valid x-timestamp, x-nonce and x-signature, checked before anything else of the route */
+  integrity?: boolean;
   envelope: Envelope;
   /**
    * The request input validated before the handler runs: the JSON body, a

@@ -43,6 +43,7 @@ export const AcceptanceNotification = named('AcceptanceNotification', {
     telefonoTecnico: S,
     tarifaEstimadaServicio: str(32, { examples: ['0'] }),
     tiempoLlegadaSitio: { type: 'number', description: 'estimated minutes to arrive' },
+    codigoServicio: { ...str(32), description: 'only when an own central accepted: the service is assigned at once (D4b, D16)' },
   },
 } as const);
 
@@ -55,6 +56,7 @@ export const StateNotification = named('StateNotification', {
     estado: str(20, { examples: ['SIN_RESPUESTA', 'ASIGNADA', 'EN_CAMINO', 'FINALIZADA', 'CANCELADA'] }),
     fecha: str(64, { format: 'date-time' }),
     detalle: str(2000),
+    codigoServicio: { ...str(32), description: 'the service’s code, once it has one (from ASIGNADA on, D16)' },
   },
 } as const);
 

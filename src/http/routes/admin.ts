@@ -6,6 +6,7 @@
  * Every page sends helmet's security headers; state-changing requests must be
  * same-origin (middleware/pages.ts).
  */
+import { CONSOLE_PATH } from '../views/consolePage.js';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
@@ -47,7 +48,8 @@ export function mountAdmin(app: Koa<AppState>, rt: Runtime, loginRoutes: Route[]
   });
   app.use(async (ctx: AppContext, next: Next) => {
     if (!isAdminPage(ctx)) return next();
-    return headers(ctx, () => (ctx.path === ADMIN_LOGIN_PATH ? next() : crossSite(ctx, next)));
+    // The login form and the console answer a cross-site POST with their own HTML page (same rule, sameOrigin).
+    return headers(ctx, () => (ctx.path === ADMIN_LOGIN_PATH || ctx.path.startsWith(`${CONSOLE_PATH}/`) ? next() : crossSite(ctx, next)));
   });
 
   app.use(routerOf(rt, loginRoutes).routes());

@@ -18,15 +18,20 @@ import { progressRoutes } from './progress.js';
 import { recipientRoutes } from './recipients.js';
 import { typesRoutes } from './types.js';
 import { userRoutes } from './users.js';
+import { chatRoutes } from './chat.js';
+import { consoleRoutes } from './console.js';
+import { deliveryRoutes } from './deliveries.js';
+import { metricsRoutes } from './metrics.js';
+import { trackingRoutes } from './tracking.js';
 
-/** Served before the ORM request context and body parsing: health and the API documents. */
+/** Served before the ORM request context and body parsing: health, the API documents and the metrics. */
 export function systemRoutes(rt: Runtime): Route[] {
-  return [...healthRoutes(rt), ...docsRoutes(rt)];
+  return [...healthRoutes(rt), ...docsRoutes(rt), ...metricsRoutes(rt)];
 }
 
-/** The operators' login form (form bodies, parsed by its own route). */
+/** The operators' login form (form bodies, parsed by its own route) and the operator console. */
 export function adminRoutes(rt: Runtime): Route[] {
-  return adminLoginRoutes(rt, BOARD_PATH);
+  return [...adminLoginRoutes(rt, BOARD_PATH), ...consoleRoutes(rt)];
 }
 
 /** Every route under /api/v3 (JSON bodies). */
@@ -41,5 +46,8 @@ export function apiRoutes(rt: Runtime): Route[] {
     ...progressRoutes(rt),
     ...finalizeRoutes(rt),
     ...historyRoutes(rt),
+    ...deliveryRoutes(rt),
+    ...trackingRoutes(rt),
+    ...chatRoutes(rt),
   ];
 }
