@@ -1,15 +1,36 @@
-/** The `worker` role: the queue processors. */
+/**
+ * The `worker` role: the queue processors, for every queue or for those of
+ * WORKER_QUEUES; WORKER_NICE lowers this process's CPU priority so that the
+ * API and the time-critical worker are served first when the cores are busy
+ * (`npm start` runs its background workers so, see src/main/all.ts). On Linux
+ * the nice value is per thread: it is set on the main (JavaScript) thread,
+ * before the workers start, and threads created later inherit it.
+ */
+import { setPriority } from 'node:os';
 import { warnUnsafeDefaults } from '../src/main/banner.js';
+import { logger } from '../src/logger.js';
 import { configOrExit, createRuntime } from '../src/main/runtime.js';
-import { onShutdown } from '../src/main/shutdown.js';
+import { holdStopSignals, onShutdown } from '../src/main/shutdown.js';
 import { startWorkers } from './index.js';
+import { publishMetrics } from '../src/metrics/metrics.js';
 
 const cfg = configOrExit();
+const log = logger();
+holdStopSignals(log, cfg.shutdownTimeoutMs);
 warnUnsafeDefaults(cfg, { demo: false });
-const rt = await createRuntime(cfg);
+const rt = await createRuntime(cfg, { log });
+if (cfg.workerNice > 0) {
+  try {
+    setPriority(cfg.workerNice);
+  } catch (err) {
+    rt.log.warn({ err, nice: cfg.workerNice }, 'could not lower the worker process priority; running at the default');
+  }
+}
 const group = await startWorkers(rt);
-rt.log.info({ queues: group.workers.map((w) => w.name) }, 'workers running');
+rt.log.info({ queues: group.workers.map((w) => w.name), nice: cfg.workerNice }, 'workers running');
+const stopMetrics = publishMetrics(rt.redis, cfg.queuePrefix, 'worker');
 onShutdown(rt.log, [
   ['workers', () => group.close()],
+  ['metrics', stopMetrics],
   ['runtime', () => rt.close()],
 ], rt.config.shutdownTimeoutMs);

@@ -24,6 +24,35 @@ if (supervised && !parentGone) {
   });
 }
 
+/** A stop signal received while the process was still starting (see holdStopSignals). */
+let heldSignal: string | undefined;
+let startupDeadline: NodeJS.Timeout | undefined;
+let stepsRegistered = false;
+
+/**
+ * Called by a role's entry before it starts anything: a SIGTERM or SIGINT
+ * that arrives while the process is still starting (connecting to the
+ * database, starting its queue workers) is kept instead of killing it by
+ * Node's default, and onShutdown drains as soon as its steps are known, exit
+ * 0. A supervisor or orchestrator stopping a process that is still starting
+ * is not a crash. A start that does not finish within `timeoutMs` of the
+ * signal exits 1.
+ */
+export function holdStopSignals(log: Logger, timeoutMs: number): void {
+  const hold = (signal: string) => {
+    if (stepsRegistered || heldSignal) return;
+    heldSignal = signal;
+    log.info({ signal }, 'stop requested while starting; draining once started');
+    startupDeadline = setTimeout(() => {
+      log.error({ timeoutMs }, 'still starting when told to stop, exiting');
+      process.exit(1);
+    }, timeoutMs);
+    startupDeadline.unref();
+  };
+  process.on('SIGTERM', () => hold('SIGTERM'));
+  process.on('SIGINT', () => hold('SIGINT'));
+}
+
 /**
  * On SIGTERM or SIGINT, runs the steps in order (stop intake, drain workers,
  * close the ORM and Redis: STYLE 14) and exits 0; 1 when a step fails or the
@@ -55,8 +84,11 @@ export function onShutdown(log: Logger, steps: Array<[string, () => Promise<void
     log.info({ code }, 'bye');
     process.exit(code);
   };
+  stepsRegistered = true;
+  clearTimeout(startupDeadline);
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
-  if (parentGone) void stop('disconnect');
+  if (heldSignal) void stop(heldSignal);
+  else if (parentGone) void stop('disconnect');
   else onParentGone = () => void stop('disconnect');
 }

@@ -1,15 +1,21 @@
 /** The `web` role: the HTTP API (and its sockets). */
 import { startHttpServer } from '../http/server.js';
 import { warnUnsafeDefaults } from './banner.js';
+import { logger } from '../logger.js';
 import { configOrExit, createRuntime } from './runtime.js';
-import { onShutdown } from './shutdown.js';
+import { holdStopSignals, onShutdown } from './shutdown.js';
+import { publishMetrics } from '../metrics/metrics.js';
 
 const cfg = configOrExit();
+const log = logger();
+holdStopSignals(log, cfg.shutdownTimeoutMs);
 warnUnsafeDefaults(cfg, { demo: false });
-const rt = await createRuntime(cfg);
+const rt = await createRuntime(cfg, { log });
 const http = await startHttpServer(rt);
 rt.log.info({ port: http.port }, 'api listening');
+const stopMetrics = publishMetrics(rt.redis, cfg.queuePrefix, 'api');
 onShutdown(rt.log, [
   ['http', () => http.close()],
+  ['metrics', stopMetrics],
   ['runtime', () => rt.close()],
 ], rt.config.shutdownTimeoutMs);

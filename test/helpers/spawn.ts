@@ -26,8 +26,9 @@ function collect(child: ChildProcessWithoutNullStreams): Spawned {
   let err = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
   child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  // 'close', not 'exit': the process has exited and its output has been read to the end.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on('exit', (code, signal) => resolve({ code, signal })),
+    child.on('close', (code, signal) => resolve({ code, signal })),
   );
   return { child, stdout: () => out, stderr: () => err, exited };
 }

@@ -9,6 +9,46 @@ import { freePort } from '../helpers/ports.js';
 import { parseResponse, rawConnection } from '../helpers/raw.js';
 import { logLines, spawnEntry, type Spawned } from '../helpers/spawn.js';
 import { waitFor } from '../helpers/wait.js';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+
+/**
+ * A TCP gate in front of PostgreSQL: connections are accepted and held until
+ * `open()`, then relayed; `connected` resolves at the first connection.
+ */
+async function databaseGate(): Promise<{ url: string; connected: Promise<void>; open(): void; close(): Promise<void> }> {
+  const held: Socket[] = [];
+  let opened = false;
+  let first: () => void = () => undefined;
+  const connected = new Promise<void>((resolve) => (first = resolve));
+  const target = new URL(process.env.DATABASE_URL!);
+  const relay = (client: Socket) => {
+    const upstream = createConnection(Number(target.port || 5432), target.hostname);
+    client.pipe(upstream).pipe(client);
+    const end = () => (client.destroy(), upstream.destroy());
+    client.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  };
+  const server: Server = createServer((client) => {
+    first();
+    if (opened) relay(client);
+    else held.push(client.pause());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = new URL(target);
+  url.host = `127.0.0.1:${(server.address() as { port: number }).port}`;
+  return {
+    url: url.toString(),
+    connected,
+    open() {
+      opened = true;
+      for (const client of held.splice(0)) relay(client.resume());
+    },
+    close() {
+      for (const client of held.splice(0)) client.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 describe('SIGTERM (STYLE 14)', function () {
   this.timeout(120000);
@@ -82,10 +122,10 @@ describe('SIGTERM (STYLE 14)', function () {
     const logs = logLines(p.stdout());
     const supervisor = p.child.pid;
     const started = logs.filter((l) => l.pid === supervisor && l.msg === 'child started');
-    expect(started.map((l) => l.role)).to.have.members(['web', 'worker']);
+    expect(started.map((l) => l.role)).to.have.members(['web', 'worker:time-critical', 'worker:background']);
     for (const { role, child } of started) {
       const steps = logs.filter((l) => l.pid === child && l.msg === 'shutdown step done').map((l) => l.step);
-      expect(steps, `${String(role)} steps`).to.deep.equal(role === 'web' ? ['http', 'runtime'] : ['workers', 'runtime']);
+      expect(steps, `${String(role)} steps`).to.deep.equal(role === 'web' ? ['http', 'metrics', 'runtime'] : ['workers', 'metrics', 'runtime']);
     }
     const stopped = logs.filter((l) => l.pid === supervisor && l.msg === 'child stopped');
     expect(stopped.map((l) => [l.child, l.code])).to.have.deep.members(started.map((l) => [l.child, 0]));
@@ -96,6 +136,49 @@ describe('SIGTERM (STYLE 14)', function () {
     expect(err.split('NOT FOR PRODUCTION')).to.have.length(2);
     expect(err).to.include('NODE_ENV is development').and.include('JWT_SECRET is not set').and.include('INTEGRITY_SECRET is not set');
     expect(err).to.include('config/demo.json').and.include('NODE_ENV=production');
+  });
+
+  for (const [role, entry] of [
+    ['api', 'dist/src/main/web.js'],
+    ['worker', 'dist/workers/main.js'],
+  ] as const) {
+    it(`the ${role} process told to stop while still starting finishes starting, drains and exits 0`, async () => {
+      const gate = await databaseGate();
+      const port = await freePort();
+      const p = spawnEntry(entry, { PORT: String(port), DATABASE_URL: gate.url, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_early_${role}`, LOG_LEVEL: 'info' });
+      try {
+        // Still starting: its database connection is held at the gate.
+        await Promise.race([gate.connected, p.exited.then(() => Promise.reject(new Error(`exited early: ${p.stderr()}`)))]);
+        p.child.kill('SIGTERM');
+        await waitFor(() => logLines(p.stdout()).some((l) => l.msg === 'stop requested while starting; draining once started'), { what: 'the held signal' });
+        gate.open();
+        const { code, signal } = await p.exited;
+        expect({ code, signal }).to.deep.equal({ code: 0, signal: null });
+        const lines = logLines(p.stdout()).map((l) => l.msg);
+        const started = lines.indexOf(role === 'api' ? 'api listening' : 'workers running');
+        expect(started, 'started').to.be.at.least(0);
+        expect(lines.indexOf('shutting down'), 'drained once started').to.be.greaterThan(started);
+        expect(lines).to.include('bye');
+      } finally {
+        if (p.child.exitCode === null) p.child.kill('SIGKILL');
+        await gate.close();
+      }
+    });
+  }
+
+  it('a process still starting when its shutdown deadline passes exits 1', async () => {
+    const gate = await databaseGate();
+    const p = spawnEntry('dist/workers/main.js', { DATABASE_URL: gate.url, SHUTDOWN_TIMEOUT_MS: '300', LOG_LEVEL: 'info' });
+    try {
+      await Promise.race([gate.connected, p.exited.then(() => Promise.reject(new Error(`exited early: ${p.stderr()}`)))]);
+      p.child.kill('SIGTERM');
+      const { code } = await p.exited;
+      expect(code).to.equal(1);
+      expect(logLines(p.stdout()).map((l) => l.msg)).to.include('still starting when told to stop, exiting');
+    } finally {
+      if (p.child.exitCode === null) p.child.kill('SIGKILL');
+      await gate.close();
+    }
   });
 
   it('lets a running job finish before the workers close', async () => {
