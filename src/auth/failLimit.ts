@@ -12,7 +12,7 @@
  * attacker spending a tenant's identity limit from elsewhere does not lock
  * that tenant's own clients out.
  *
- * Cost: one pipelined round trip (two GETs and an EXISTS) before every Basic
+ * Cost: one round trip (an MGET of the two counts and the trust marker) before every Basic
  * or key check; a failure adds the two counts; a success adds nothing but,
  * once per window and client IP, an unawaited write of the trust marker.
  */
@@ -92,17 +92,18 @@ export function authFailLimit({ config, redis, log }: Deps): AuthFailLimit {
             return unchecked;
           }
           const id = identityKey(scheme, identity);
-          let replies: Array<[Error | null, unknown]> | null;
+          let replies: Array<string | null>;
           try {
-            replies = await redis.pipeline().get(byIp.getKey(ip)).get(byId.getKey(id)).exists(trustKey(id, ip)).exec();
+            // One command: a pipeline object per request cost about 8 % of the API process's CPU under load.
+            replies = await redis.mget(byIp.getKey(ip), byId.getKey(id), trustKey(id, ip));
           } catch (err) {
             log.warn({ err }, 'authentication failure limit skipped: Redis failed');
             return unchecked;
           }
-          const [ipRes, idRes, okRes] = replies ?? [];
-          const ipFails = Number(ipRes?.[1] ?? 0);
-          const idFails = Number(idRes?.[1] ?? 0);
-          const trusted = okRes?.[1] === 1;
+          const [ipRes, idRes, okRes] = replies;
+          const ipFails = Number(ipRes ?? 0);
+          const idFails = Number(idRes ?? 0);
+          const trusted = okRes !== null;
           if (ipFails >= byIp.points || (idFails >= byId.points && !trusted)) {
             const byClient = ipFails >= byIp.points;
             log.warn({ ip, scheme, limit: byClient ? 'ip' : 'identity' }, 'authentication refused: too many failures');
