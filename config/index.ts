@@ -105,6 +105,9 @@ const VARS = {
   SMS_ATTEMPTS: { key: 'smsAttempts', type: 'integer', default: 4, minimum: 1, maximum: 20 },
   /** tracking codes sent to one phone per day, whatever the expediente (D16: no SMS flood) */
   SMS_DAILY_CAP_PER_PHONE: { key: 'smsDailyCapPerPhone', type: 'integer', default: 10, minimum: 1 },
+  /** tracking code requests and code checks per client IP in TRACKING_LIMIT_WINDOW_S, API and customer page together (then 429) */
+  TRACKING_LIMIT_IP: { key: 'trackingLimitIp', type: 'integer', default: 30, minimum: 1 },
+  TRACKING_LIMIT_WINDOW_S: { key: 'trackingLimitWindowS', type: 'integer', default: 600, minimum: 1 },
   /** most stops an offer may have (POST /add-address) */
   MAX_STOPS: { key: 'maxStops', type: 'integer', default: 10, minimum: 1 },
   /** the business's UTC offset: the history's date-only desde/hasta are local days (fechaCita is America/Bogota time) */

@@ -33,6 +33,8 @@ process.env.LOGIN_RATE_LIMIT ??= '1000';
 // and keys, over the whole run: the limit's own tests set both low.
 process.env.AUTH_FAIL_LIMIT_IP ??= '100000';
 process.env.AUTH_FAIL_LIMIT_ID ??= '100000';
+// Likewise the customer's code requests and checks per client IP: the limit's own test sets it low on a prefix of its own.
+process.env.TRACKING_LIMIT_IP ??= '100000';
 // Tests change API users' rows directly and expect the next request to see it: no credential cache,
 // except in the cache's own tests (test/auth/cache.test.ts).
 process.env.AUTH_CACHE_TTL_MS ??= '0';

@@ -59,6 +59,8 @@ export interface DomainErrorFacts {
   'expediente.not-found': Record<string, never>;
   /** D14: more than 3 code requests per expediente in 10 minutes */
   'tracking.too-many-codes': Record<string, never>;
+  /** D14: too many code requests and code checks from one client IP (TRACKING_LIMIT_IP) */
+  'tracking.too-many-attempts': { retryAfterS: number };
   /** D14: a wrong, expired or spent code */
   'tracking.code-invalid': Record<string, never>;
   /** D14: an unknown, malformed or expired tracking token */

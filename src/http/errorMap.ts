@@ -101,6 +101,7 @@ export const ERROR_TABLE: ErrorTable = {
   'delivery.admin-only': { status: 403, message: () => DELIVERY_MESSAGES.adminOnly },
   'expediente.not-found': { status: 404, message: () => TRACKING_MESSAGES.notFound },
   'tracking.too-many-codes': { status: 429, message: () => TRACKING_MESSAGES.tooManyCodes, headers: () => ({ 'Retry-After': '600' }) },
+  'tracking.too-many-attempts': { status: 429, message: () => TRACKING_MESSAGES.tooManyAttempts, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
   'tracking.code-invalid': { status: 401, message: () => TRACKING_MESSAGES.codeInvalid },
   'tracking.token-invalid': { status: 401, message: () => TRACKING_MESSAGES.tokenInvalid },
   'survey.not-finished': { status: 403, message: (f) => TRACKING_MESSAGES.surveyNotFinished(f.state) },

@@ -4,13 +4,15 @@
  * delivery to the same receiver still unfinished, moves the job to delayed
  * instead (not counted as a BullMQ attempt; the row counts every try). A
  * finished delivery wakes the next one to the same receiver.
- * state-notification/sweep: the outbox sweeper; prune: the delivery log's retention (D18).
+ * state-notification/sweep: the outbox sweeper; prune: the delivery log's retention (D18) and the
+ * tracking requests' and codes' (D14).
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { deliverStateNotification } from '../../src/domain/notifications/deliver.js';
 import { wakeStateNotification } from '../../src/domain/notifications/enqueue.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { pruneDeliveries } from '../../src/domain/deliveries/log.js';
+import { pruneTracking } from '../../src/domain/tracking/codes.js';
 import type { Runtime } from '../../src/main/runtime.js';
 import type { JobRegistry } from '../../src/queues/registry.js';
 import type { Handler } from './index.js';
@@ -48,6 +50,8 @@ export const notify: Handler<Payloads['notify']> = async (rt, data, job) => {
 export const prune: Handler<Payloads['prune']> = async (rt) => {
   const pruned = await pruneDeliveries(rt.orm.em.fork(), rt.config.deliveryRetentionDays);
   if (pruned.attempts || pruned.deliveries) rt.log.info({ pruned, days: rt.config.deliveryRetentionDays }, 'delivery log pruned');
+  const tracking = await pruneTracking(rt.orm.em.fork());
+  if (tracking.requests || tracking.codes) rt.log.info({ pruned: tracking }, 'tracking requests and codes pruned');
 };
 
 export const sweep: Handler<Payloads['sweep']> = async (rt) => {

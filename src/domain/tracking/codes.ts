@@ -113,3 +113,27 @@ export async function verifyTrackingCode(rt: Deps, input: { expediente: string; 
   await em.populate(offer, ['assignedTechnician', 'assignedCentral']);
   return { token, expiresAt, service: await followUp(em, offer, { public: false, averageSpeedKmh: rt.config.averageSpeedKmh }) };
 }
+
+/**
+ * The retention of tracking requests and codes (run with the delivery log's,
+ * every six hours): what no limit reads any more. Requests count for a day
+ * (the per-phone daily cap; the per-expediente limit looks back 10 minutes),
+ * codes live 10 minutes; both go a day after that, in batches.
+ */
+export async function pruneTracking(em: EntityManager, batch = 5000): Promise<{ requests: number; codes: number }> {
+  const out = { requests: 0, codes: 0 };
+  for (const [table, column, key] of [
+    ['tracking_request', 'at', 'requests'],
+    ['tracking_code', 'expires_at', 'codes'],
+  ] as const) {
+    for (;;) {
+      const res = await em.execute<Array<{ id: string }>>(
+        `delete from ${table} where id in (select id from ${table} where ${column} < now() - interval '1 day' limit ?) returning id`,
+        [batch],
+      );
+      out[key] += res.length;
+      if (res.length < batch) break;
+    }
+  }
+  return out;
+}

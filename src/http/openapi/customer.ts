@@ -130,7 +130,8 @@ export const requestTrackingCode = operation({
   path: `${API}/tracking/requestCode`,
   operationId: 'requestTrackingCode',
   summary: 'Ask for a tracking code by SMS (D14, D16)',
-  description: 'The same 200 whether or not the phone matches the service; a code goes out only when it does. At most 3 requests per expediente in 10 minutes.',
+  description:
+    'The same 200 whether or not the phone matches the service; a code goes out only when it does. At most 3 requests per expediente in 10 minutes, and TRACKING_LIMIT_IP (30) code requests and checks per client in TRACKING_LIMIT_WINDOW_S (600 s).',
   tag: 'Seguimiento',
   auth: 'none',
   integrity: true,
@@ -139,7 +140,10 @@ export const requestTrackingCode = operation({
   responses: {
     200: ok('Requested (sent only when the phone matches)', null, 'SI LOS DATOS CORRESPONDEN A UN SERVICIO, RECIBIRÁ UN CÓDIGO POR SMS EN EL TELÉFONO REGISTRADO'),
     400: invalid,
-    429: refusal('More than 3 requests for this expediente in 10 minutes', { tooMany: 'SE HAN SOLICITADO DEMASIADOS CÓDIGOS PARA ESTE EXPEDIENTE; INTENTE DE NUEVO EN 10 MINUTOS' }),
+    429: refusal('More than 3 requests for this expediente in 10 minutes, or more than TRACKING_LIMIT_IP code requests and checks from this client in TRACKING_LIMIT_WINDOW_S (with Retry-After)', {
+      tooMany: 'SE HAN SOLICITADO DEMASIADOS CÓDIGOS PARA ESTE EXPEDIENTE; INTENTE DE NUEVO EN 10 MINUTOS',
+      tooManyFromClient: 'DEMASIADAS SOLICITUDES DE SEGUIMIENTO DESDE ESTA CONEXIÓN; INTENTE DE NUEVO MÁS TARDE',
+    }),
   },
 });
 
@@ -148,6 +152,7 @@ export const trackService = operation({
   path: `${API}/tracking/track`,
   operationId: 'trackService',
   summary: 'Trade the SMS code for a tracking token and the follow-up (D14)',
+  description: 'Counts against the client’s TRACKING_LIMIT_IP code requests and checks in TRACKING_LIMIT_WINDOW_S, as requestCode does.',
   tag: 'Seguimiento',
   auth: 'none',
   integrity: true,
@@ -161,6 +166,9 @@ export const trackService = operation({
     ),
     400: invalid,
     401: refusal('A wrong, expired or spent code', { invalid: 'EL CÓDIGO NO ES VÁLIDO O YA EXPIRÓ; SOLICITE UNO NUEVO' }),
+    429: refusal('More than TRACKING_LIMIT_IP code requests and checks from this client in TRACKING_LIMIT_WINDOW_S (with Retry-After)', {
+      tooManyFromClient: 'DEMASIADAS SOLICITUDES DE SEGUIMIENTO DESDE ESTA CONEXIÓN; INTENTE DE NUEVO MÁS TARDE',
+    }),
   },
 });
 
@@ -380,7 +388,7 @@ export const trackingPageCode = operation({
   auth: 'none',
   envelope: 'html',
   input: { schema: PageCodeForm, from: 'form' },
-  responses: { 200: page('The code form'), 400: page('The first form again, with the error'), 403: page('Posted from another site'), 429: page('Too many codes for the expediente') },
+  responses: { 200: page('The code form'), 400: page('The first form again, with the error'), 403: page('Posted from another site'), 429: page('Too many codes for the expediente, or too many attempts from this client') },
 });
 export const trackingPageVerify = operation({
   method: 'post',
@@ -391,7 +399,13 @@ export const trackingPageVerify = operation({
   auth: 'none',
   envelope: 'html',
   input: { schema: PageVerifyForm, from: 'form' },
-  responses: { 303: seeOther('Signed in: to the follow-up'), 400: page('Invalid form'), 401: page('Wrong or expired code'), 403: page('Posted from another site') },
+  responses: {
+    303: seeOther('Signed in: to the follow-up'),
+    400: page('Invalid form'),
+    401: page('Wrong or expired code'),
+    403: page('Posted from another site'),
+    429: page('Too many attempts from this client'),
+  },
 });
 export const trackingPagePart = operation({
   method: 'get',

@@ -10,6 +10,7 @@ import { followUp } from '../../domain/tracking/followUp.js';
 import { TRACKING_MESSAGES as M } from '../../domain/tracking/messages.js';
 import { submitSurvey } from '../../domain/tracking/survey.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
+import { trackingLimiter } from '../auth/trackingLimit.js';
 import type { Runtime } from '../../main/runtime.js';
 import { answerSurvey, requestTrackingCode, trackService, trackServicePublic } from '../openapi/customer.js';
 import { route, type Route } from '../openapi/router.js';
@@ -27,10 +28,13 @@ export function trackingFieldMessage(e: ErrorObject): string {
 const invalid = { message: trackingFieldMessage };
 
 export function trackingRoutes(rt: Runtime): Route[] {
+  // code requests and checks per client IP, shared with the customer page (one Redis counter)
+  const attempt = trackingLimiter(rt);
   return [
     route(
       requestTrackingCode,
-      async (_ctx, input) => {
+      async (ctx, input) => {
+        await attempt(ctx.ip);
         await requestCode(rt, input);
         return { status: true, msg: M.codeRequested };
       },
@@ -38,7 +42,8 @@ export function trackingRoutes(rt: Runtime): Route[] {
     ),
     route(
       trackService,
-      async (_ctx, input) => {
+      async (ctx, input) => {
+        await attempt(ctx.ip);
         const s = await verifyTrackingCode(rt, input);
         return { status: true, msg: M.tracked, data: { token: s.token, expiresAt: s.expiresAt.toISOString(), service: s.service } };
       },

@@ -15,6 +15,7 @@ import { followUp, type FollowUp } from '../../domain/tracking/followUp.js';
 import { submitSurvey } from '../../domain/tracking/survey.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import type { Offer } from '../../db/entities/index.js';
+import { trackingLimiter } from '../auth/trackingLimit.js';
 import type { Runtime } from '../../main/runtime.js';
 import { TRACKING_COOKIE } from '../../realtime/auth.js';
 import type { AppContext, AppState } from '../context.js';
@@ -62,6 +63,8 @@ function refusal(err: unknown): { status: number; msg: string } {
 }
 
 export function trackingPageRoutes(rt: Runtime): Route[] {
+  // code requests and checks per client IP, shared with the API's tracking routes (one Redis counter)
+  const attempt = trackingLimiter(rt);
   const session = async (ctx: AppContext): Promise<Offer | null> => {
     const token = ctx.cookies.get(TRACKING_COOKIE);
     return token ? ((await resolveTrackingToken(rt.orm.em.fork(), token))?.offer ?? null) : null;
@@ -100,6 +103,7 @@ export function trackingPageRoutes(rt: Runtime): Route[] {
         const input = form<{ expediente: string; telefono: string }>(trackingPageCode, ctx);
         if (!input) return html(ctx, 400, startPage({}, PAGE_MESSAGES.fields));
         try {
+          await attempt(ctx.ip);
           await requestTrackingCode(rt, input);
         } catch (err) {
           const r = refusal(err);
@@ -116,6 +120,7 @@ export function trackingPageRoutes(rt: Runtime): Route[] {
         const input = form<{ expediente: string; code: string }>(trackingPageVerify, ctx);
         if (!input) return html(ctx, 400, codePage(String((ctx.request.body as { expediente?: unknown })?.expediente ?? '').slice(0, 64), PAGE_MESSAGES.code));
         try {
+          await attempt(ctx.ip);
           const s = await verifyTrackingCode(rt, input);
           ctx.cookies.set(TRACKING_COOKIE, s.token, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, expires: s.expiresAt, overwrite: true, path: '/' });
         } catch (err) {
