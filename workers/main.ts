@@ -6,6 +6,8 @@
  * the nice value is per thread: it is set on the main (JavaScript) thread,
  * before the workers start, and threads created later inherit it.
  */
+// First: keeps SIGTERM/SIGINT from before the other modules load (see src/main/stopSignals.ts).
+import { keptStopSignals } from '../src/main/stopSignals.js';
 import { setPriority } from 'node:os';
 import { warnUnsafeDefaults } from '../src/main/banner.js';
 import { logger } from '../src/logger.js';
@@ -16,7 +18,7 @@ import { publishMetrics } from '../src/metrics/metrics.js';
 
 const cfg = configOrExit();
 const log = logger();
-holdStopSignals(log, cfg.shutdownTimeoutMs);
+holdStopSignals(log, cfg.shutdownTimeoutMs, keptStopSignals);
 warnUnsafeDefaults(cfg, { demo: false });
 const rt = await createRuntime(cfg, { log });
 if (cfg.workerNice > 0) {

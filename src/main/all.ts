@@ -63,5 +63,6 @@ supervise(
       env: { WORKER_QUEUES: BACKGROUND_QUEUES.join(','), WORKER_NICE: String(BACKGROUND_NICE) },
     },
   ],
-  { log, shutdownTimeoutMs: cfg.shutdownTimeoutMs },
+  // every child keeps a stop signal from its first moment, before even its entry's modules are read
+  { log, shutdownTimeoutMs: cfg.shutdownTimeoutMs, preload: new URL('./stopSignals.js', import.meta.url).href },
 );

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { KeptStopSignals } from './stopSignals.js';
 
 /** Set by the `npm start` supervisor in its children's environment (its pid). */
 export const SUPERVISOR_ENV = 'BROKER_SUPERVISOR_PID';
@@ -30,16 +31,17 @@ let startupDeadline: NodeJS.Timeout | undefined;
 let stepsRegistered = false;
 
 /**
- * Called by a role's entry before it starts anything: a SIGTERM or SIGINT
- * that arrives while the process is still starting (connecting to the
- * database, starting its queue workers) is kept instead of killing it by
- * Node's default, and onShutdown drains as soon as its steps are known, exit
- * 0. A supervisor or orchestrator stopping a process that is still starting
- * is not a crash. A start that does not finish within `timeoutMs` of the
- * signal exits 1.
+ * Called by a role's entry before it connects to anything, with the signals
+ * src/main/stopSignals.ts kept since the process began to load: a SIGTERM
+ * or SIGINT that arrives while the process is still loading or starting
+ * (connecting to the database, starting its queue workers) does not kill it
+ * by Node's default, and onShutdown drains as soon as its steps are known,
+ * exit 0. A supervisor or orchestrator stopping a process that is still
+ * starting is not a crash. A start that does not finish within `timeoutMs`
+ * of the signal exits 1.
  */
-export function holdStopSignals(log: Logger, timeoutMs: number): void {
-  const hold = (signal: string) => {
+export function holdStopSignals(log: Logger, timeoutMs: number, signals: KeptStopSignals): void {
+  signals.onSignal((signal) => {
     if (stepsRegistered || heldSignal) return;
     heldSignal = signal;
     log.info({ signal }, 'stop requested while starting; draining once started');
@@ -48,9 +50,7 @@ export function holdStopSignals(log: Logger, timeoutMs: number): void {
       process.exit(1);
     }, timeoutMs);
     startupDeadline.unref();
-  };
-  process.on('SIGTERM', () => hold('SIGTERM'));
-  process.on('SIGINT', () => hold('SIGINT'));
+  });
 }
 
 /**

@@ -34,6 +34,11 @@ export interface SupervisorOptions {
   maxBackoffMs?: number;
   /** a child that lived this long before dying starts its backoff over */
   stableMs?: number;
+  /**
+   * A module URL every child loads with `--import` before its entry point
+   * (src/main/stopSignals.ts: a stop signal is kept from the first moment).
+   */
+  preload?: string;
 }
 
 interface Slot {
@@ -59,11 +64,13 @@ export function supervise(roles: RoleSpec[], opts: SupervisorOptions): void {
 
   const spawnChild = (spec: RoleSpec): ChildProcess => {
     const env = { ...process.env, ...spec.env, [SUPERVISOR_ENV]: String(process.pid) };
+    // the supervisor's own node options (--cpu-prof in the bench) go on, then the preload
+    const execArgv = opts.preload ? [...process.execArgv, '--import', opts.preload] : process.execArgv;
     if (spec.cluster) {
-      cluster.setupPrimary({ exec: spec.script, args: [] });
+      cluster.setupPrimary({ exec: spec.script, args: [], execArgv });
       return cluster.fork(env).process;
     }
-    return fork(spec.script, [], { stdio: 'inherit', env });
+    return fork(spec.script, [], { stdio: 'inherit', env, execArgv });
   };
 
   const finishIfDone = () => {

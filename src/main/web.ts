@@ -1,4 +1,6 @@
 /** The `web` role: the HTTP API (and its sockets). */
+// First: keeps SIGTERM/SIGINT from before the other modules load (see stopSignals.ts).
+import { keptStopSignals } from './stopSignals.js';
 import { startHttpServer } from '../http/server.js';
 import { warnUnsafeDefaults } from './banner.js';
 import { logger } from '../logger.js';
@@ -8,7 +10,7 @@ import { publishMetrics } from '../metrics/metrics.js';
 
 const cfg = configOrExit();
 const log = logger();
-holdStopSignals(log, cfg.shutdownTimeoutMs);
+holdStopSignals(log, cfg.shutdownTimeoutMs, keptStopSignals);
 warnUnsafeDefaults(cfg, { demo: false });
 const rt = await createRuntime(cfg, { log });
 const http = await startHttpServer(rt);

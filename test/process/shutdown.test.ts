@@ -7,9 +7,11 @@ import { handlers } from '../../workers/processors/index.js';
 import { startApp } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
 import { parseResponse, rawConnection } from '../helpers/raw.js';
-import { logLines, spawnEntry, type Spawned } from '../helpers/spawn.js';
+import { logLines, ROOT, spawnEntry, type Spawned } from '../helpers/spawn.js';
 import { waitFor } from '../helpers/wait.js';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 
 /**
  * A TCP gate in front of PostgreSQL: connections are accepted and held until
@@ -165,6 +167,14 @@ describe('SIGTERM (STYLE 14)', function () {
       }
     });
   }
+
+  it('the API and worker entries keep stop signals from their first import, before any other module loads', async () => {
+    for (const entry of ['src/main/web.ts', 'workers/main.ts']) {
+      const source = await readFile(join(ROOT, entry), 'utf8');
+      const firstImport = source.split('\n').find((l) => l.startsWith('import '));
+      expect(firstImport, entry).to.match(/^import \{ keptStopSignals \} from '[./a-z]*\/stopSignals\.js';$/);
+    }
+  });
 
   it('a process still starting when its shutdown deadline passes exits 1', async () => {
     const gate = await databaseGate();

@@ -150,6 +150,13 @@ describe('npm start supervisor', function () {
     expect(said(critical)).to.deep.include({ queues: ['offer-evaluation', 'webhook-dispatch'], nice: 0 });
     expect(said(worker)).to.deep.include({ queues: ['offer-distribution', 'state-notification', 'customer-sms'], nice: 10 });
     expect([critical, worker].map(niceOf)).to.deep.equal([0, 10]);
+    // Every child keeps a stop signal from its first moment: stopSignals.js is preloaded before its entry.
+    for (const pid of [...web, critical, worker]) {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      const at = argv.indexOf('--import');
+      expect(at, `child ${pid}: ${argv.join(' ')}`).to.be.greaterThan(0);
+      expect(argv[at + 1]).to.match(/^file:\/\/.*\/dist\/src\/main\/stopSignals\.js$/);
+    }
     const health = await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } });
     expect(health.statusCode).to.equal(200);
 
