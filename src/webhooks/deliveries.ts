@@ -79,6 +79,8 @@ export interface ClaimedDelivery {
   /** webhook-id (D17) = x-event-id */
   eventId: string;
   kind: DeliveryKind;
+  /** the offer it is about, when any */
+  offerUuid: string | null;
   apiKey: string | null;
   secret: string | null;
 }
@@ -93,6 +95,7 @@ export async function claimDeliveries(em: EntityManager, where: string, params: 
     `update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()
       where ${where}
       returning d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts, d.event_id as "eventId", d.kind,
+                d.offer_uuid as "offerUuid",
                 (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
                 (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret`,
     params,

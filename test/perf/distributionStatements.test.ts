@@ -83,11 +83,44 @@ describe('distribution: statements per offer (issue 12.2)', () => {
     const five = await distributeTo(5);
     const fifty = await distributeTo(50);
     expect(fifty.length, `5: ${five.length} statements, 50: ${fifty.length}\n${fifty.join('\n---\n')}`).to.equal(five.length);
-    // begin, lock, what is recorded, plan settings, candidates, centrals, the push, the recipients, commit,
-    // the technicians claimed, the push claimed and recorded (one covering central with an endpoint)
-    expect(fifty.length, fifty.join('\n---\n')).to.be.at.most(12);
+    // what is left to do (one read), begin, lock, the other offers waiting, plan settings, candidates,
+    // centrals, the push, the recipients with the offers' mark, commit, the technicians claimed, the push
+    // claimed and recorded (one covering central with an endpoint)
+    expect(fifty.length, fifty.join('\n---\n')).to.be.at.most(13);
     // and no write of offer_recipient per row
     const recipientWrites = fifty.filter((s) => /(insert into|update) "?offer_recipient/i.test(s));
     expect(recipientWrites.length).to.equal(2);
+  });
+
+  it('one job records the offers waiting with its own in the statements of one (plus a record per push); their jobs then read once', async () => {
+    await technicians(10);
+    const single = await distributeTo(10);
+    const push = nock('http://central-push.test').put('/ofertas').times(5).reply(200, { status: true });
+    const offers: Array<{ uuid: string }> = [];
+    for (let i = 0; i < 5; i++) offers.push(await makeOffer(em, generator));
+    let outcome: unknown;
+    const sql = await statementsOf(async () => {
+      outcome = await distributeOffer(app.rt, offers[2].uuid);
+    });
+    expect(outcome).to.deep.equal({ centrals: 2, technicians: 10, published: 10, pushed: 1, pushFailed: 0 });
+    // the same statements as for one offer, and one more record for each other push
+    expect(sql.length, sql.join('\n---\n')).to.equal(single.length + 4);
+    expect(push.isDone()).to.equal(true);
+    for (const offer of offers) {
+      const rows = await em.fork().find(OfferRecipient, { offer: offer.uuid, kind: 'technician' });
+      expect(rows, offer.uuid).to.have.length(10);
+      rows.forEach((r) => expect(r.notifiedAt).to.be.instanceOf(Date));
+      expect(await em.fork().count(WebhookDelivery, { offer: offer.uuid, kind: 'offer-push', state: 'ok' })).to.equal(1);
+      await waitFor(() => events.messages.filter((m) => m.event === 'offer.new' && (m.data as { uuid: string }).uuid === offer.uuid).length === 10);
+    }
+    // the other offers' own jobs: one read each, nothing sent twice
+    for (const offer of offers.filter((_, i) => i !== 2)) {
+      let again: unknown;
+      const read = await statementsOf(async () => {
+        again = await distributeOffer(app.rt, offer.uuid);
+      });
+      expect(again).to.deep.equal({ centrals: 2, technicians: 10, published: 0, pushed: 0, pushFailed: 0 });
+      expect(read, read.join('\n---\n')).to.have.length(1);
+    }
   });
 });

@@ -144,6 +144,8 @@ export const Offer = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
     deadlineAt: p.datetime().nullable(),
     expiresAt: p.datetime().nullable(),
+    /** when its recipients were recorded (by its own distribution or another's batch); null: not yet */
+    distributedAt: p.datetime().nullable(),
     originLat: num(),
     originLng: num(),
     direccionOrigen: p.text().nullable(),

@@ -115,8 +115,75 @@ export async function findCandidates(em: EntityManager, q: CandidateQuery): Prom
   return { centrals, technicians };
 }
 
+/** One offer of a batch: its key (the offer's uuid) and its query. */
+export interface KeyedCandidateQuery extends CandidateQuery {
+  key: string;
+}
+
+/**
+ * The candidates of several offers in one statement (a distribution batch):
+ * the same query as candidatesSql for each offer, as a LATERAL over the
+ * offers' record set, so each keeps its own coverage, radius, KNN walk and cap.
+ */
+export function candidatesManySql(qs: readonly KeyedCandidateQuery[]): { sql: string; params: unknown[] } {
+  const pt = `st_setsrid(st_makepoint(o.lng, o.lat), 4326)`;
+  const sql = `
+    with o as materialized (
+      select * from jsonb_to_recordset(?::jsonb)
+        as o(k text, lng float8, lat float8, service_type_id int, radius_m float8, max_age_s int, cap int)
+    ),
+    covering as materialized (
+      select distinct o.k, a.central_id
+        from o join central_area a on a.service_type_id = o.service_type_id and st_intersects(a.area, ${pt})
+    ),
+    nearby as (
+      select o.k, n.*
+        from o cross join lateral (
+          select t.id, t.dni, t.central_id, st_distance(t.position, ${pt}::geography) as distance_m
+            from technician t
+           where t.available
+             and t.busy_offer_uuid is null
+             and t.central_id = any(array(select c.central_id from covering c where c.k = o.k))
+             and (o.max_age_s = 0 or t.position_at >= now() - make_interval(secs => o.max_age_s))
+             and (t.service_types @> jsonb_build_array(o.service_type_id) or t.service_types = '[]'::jsonb)
+             and st_dwithin(t.position, ${pt}::geography, o.radius_m)
+           order by t.position <-> ${pt}::geography
+           limit o.cap
+        ) n
+    )
+    select * from (
+      select c.k, c.central_id, null::int as technician_id, null::text as technician_dni, null::float8 as distance_m
+        from covering c
+      union all
+      select n.k, n.central_id, n.id, n.dni, n.distance_m from nearby n
+    ) r
+    order by r.k, r.technician_id is not null, r.distance_m, r.central_id`;
+  const rows = qs.map((q) => ({ k: q.key, lng: q.lng, lat: q.lat, service_type_id: q.serviceTypeId, radius_m: q.radiusKm * 1000, max_age_s: q.maxAgeS, cap: q.cap }));
+  return { sql, params: [JSON.stringify(rows)] };
+}
+
+/** The candidates of each offer of a batch, by key, in one statement (offers without any map to empty lists). */
+export async function findCandidatesMany(em: EntityManager, qs: readonly KeyedCandidateQuery[]): Promise<Map<string, Candidates>> {
+  const out = new Map<string, Candidates>(qs.map((q) => [q.key, { centrals: [], technicians: [] }]));
+  if (!qs.length) return out;
+  const { sql, params } = candidatesManySql(qs);
+  type Row = { k: string; central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null };
+  for (const r of await withPlanSettings<Row>(em, sql, params)) {
+    const c = out.get(r.k)!;
+    if (r.technician_id === null) c.centrals.push(r.central_id);
+    else c.technicians.push({ technicianId: r.technician_id, dni: String(r.technician_dni), centralId: r.central_id, distanceM: Number(r.distance_m) });
+  }
+  return out;
+}
+
 /** EXPLAIN of the candidates query as findCandidates runs it: `(format json)` options, e.g. 'analyze, format json'. */
 export async function explainCandidates(em: EntityManager, q: CandidateQuery, options = 'format json'): Promise<Array<{ 'QUERY PLAN': unknown }>> {
   const { sql, params } = candidatesSql(q);
+  return withPlanSettings<{ 'QUERY PLAN': unknown }>(em, `explain (${options}) ${sql}`, params);
+}
+
+/** EXPLAIN of the batch form, as findCandidatesMany runs it. */
+export async function explainCandidatesMany(em: EntityManager, qs: readonly KeyedCandidateQuery[], options = 'format json'): Promise<Array<{ 'QUERY PLAN': unknown }>> {
+  const { sql, params } = candidatesManySql(qs);
   return withPlanSettings<{ 'QUERY PLAN': unknown }>(em, `explain (${options}) ${sql}`, params);
 }

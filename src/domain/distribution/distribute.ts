@@ -3,24 +3,28 @@
  * 'offer-distribution/distribute' job. Once per offer, inside a transaction on
  * the locked offer, the recipients are selected and recorded (offer_recipient,
  * unique per offer and central or technician) with a pending push per central
- * that has an api_endpoint.oferta. After commit, pending rows are claimed and
- * delivered: `offer.new` to each technician, an HTTP push to each central.
- * A re-run selects nothing new and finds nothing left to claim.
+ * that has an api_endpoint.oferta, and the offer is marked recorded
+ * (`distributed_at`). After commit, pending rows are claimed and delivered:
+ * `offer.new` to each technician, an HTTP push to each central. A re-run
+ * records nothing new and finds nothing left to claim.
  *
- * Set-based (issue 12.2): the statements are the same in number for 5 or 50
- * technicians: what is recorded already (with the outcome's counts), one
- * candidates query, one lookup of the covering centrals, one multi-row INSERT
- * of the pushes and one of the recipients, one UPDATE that claims the
- * technicians, one bus message for their `offer.new`, then per covering
- * central with an endpoint its push (claim in one statement, one record each).
+ * Set-based (issue 12.2) and batched (issue 12.4): the statements are the same
+ * in number for 5 or 50 technicians, and for one offer or a batch of
+ * DISTRIBUTE_BATCH: a job records its own offer and the open offers no one has
+ * recorded or holds yet, so when offers pile up (a burst) one job does the
+ * work of many and the jobs behind it find their offer done with one read.
  */
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Central, type Offer } from '../../db/entities/index.js';
+import { Central, Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint, type SendConfig } from '../../webhooks/deliveries.js';
 import { lockOffer } from '../offers/lifecycle/stateMachine.js';
-import { findCandidates } from './candidates.js';
+import { findCandidatesMany } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
+
+/** the most offers one distribution records in one transaction: its own and others not yet recorded */
+export const DISTRIBUTE_BATCH = 20;
 
 export interface DistributionOutcome {
   /** covering centrals recorded, technicians recorded (this run or an earlier one) */
@@ -33,44 +37,97 @@ export interface DistributionOutcome {
 }
 
 type DistributionConfig = Runtime['config'];
+type Counts = { centrals: number; technicians: number };
 
-/** Distributes an ABIERTA offer; null when the offer is gone or no longer open. */
+/** What a distribution finds before it locks anything: whether there is anything left to do for its offer. */
+interface Seen {
+  state: string;
+  recorded: boolean;
+  centrals: string;
+  technicians: string;
+  unclaimed: boolean;
+  pending: boolean;
+}
+
+/**
+ * Distributes an ABIERTA offer and, in the same transaction, up to
+ * DISTRIBUTE_BATCH - 1 other open offers whose recipients nobody has recorded
+ * yet and nobody holds (FOR UPDATE SKIP LOCKED, oldest first): one
+ * candidates statement, one of centrals, one of pushes and one of recipients
+ * for all of them, then one claim of their technicians, one bus pipeline and
+ * one claim of their pushes. The jobs of the offers a batch recorded find
+ * nothing left to do with one read. Returns this offer's outcome; null when
+ * the offer is gone or no longer open.
+ */
 export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<DistributionOutcome | null> {
   const em = rt.orm.em.fork();
+  const [seen] = await em.getConnection().execute<Seen[]>(
+    `select o.state, o.distributed_at is not null as recorded,
+            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'central') as centrals,
+            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician') as technicians,
+            exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician' and r.notified_at is null) as unclaimed,
+            exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending') as pending
+       from offer o where o.uuid = ?`,
+    [offerUuid],
+  );
+  if (!seen || seen.state !== 'ABIERTA') {
+    rt.log.info({ offerUuid }, 'distribution skipped: offer gone or no longer open');
+    return null;
+  }
+  if (seen.recorded && !seen.unclaimed && !seen.pending) {
+    // recorded and sent by an earlier run or another offer's batch: nothing left
+    return { centrals: Number(seen.centrals), technicians: Number(seen.technicians), published: 0, pushed: 0, pushFailed: 0 };
+  }
   const locked = await em.transactional(async (tem) => {
-    const offer = await lockOffer(tem, offerUuid);
-    if (!offer || offer.state !== 'ABIERTA') return null;
-    // what an earlier run recorded (nothing: record now); the outcome's counts either way
-    const [stored] = await tem.getConnection().execute<Array<{ centrals: string; technicians: string }>>(
-      `select count(*) filter (where kind = 'central') as centrals, count(*) filter (where kind = 'technician') as technicians
-         from offer_recipient where offer_uuid = ?`,
-      [offerUuid],
-      'all',
-      tem.getTransactionContext(),
+    const own = await lockOffer(tem, offerUuid);
+    if (!own || own.state !== 'ABIERTA') return null;
+    const others = await tem.find(
+      Offer,
+      { state: 'ABIERTA', distributedAt: null, deadlineAt: { $gt: new Date() }, uuid: { $ne: offerUuid } },
+      { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE, orderBy: { createdAt: 'asc' }, limit: DISTRIBUTE_BATCH - 1, refresh: true },
     );
-    const counts = { centrals: Number(stored.centrals), technicians: Number(stored.technicians) };
-    return { offer, counts: counts.centrals + counts.technicians > 0 ? counts : await recordRecipients(tem, rt.config, offer) };
+    const toRecord = own.distributedAt ? others : [own, ...others];
+    const counts = await recordRecipients(tem, rt.config, toRecord);
+    if (own.distributedAt) counts.set(own.uuid, await storedCounts(tem, own.uuid));
+    return { offers: [own, ...others], counts };
   });
   if (!locked) {
     rt.log.info({ offerUuid }, 'distribution skipped: offer gone or no longer open');
     return null;
   }
-  const { offer, counts } = locked;
-  const published = await publishToTechnicians(rt, em, offer);
-  const pushes = await pushToCentrals(em, offerUuid, rt.config);
-  const outcome = {
-    centrals: counts.centrals,
-    technicians: counts.technicians,
-    published,
-    pushed: pushes.filter((ok) => ok).length,
-    pushFailed: pushes.filter((ok) => !ok).length,
-  };
-  rt.log.info({ offerUuid, ...outcome }, 'offer distributed');
-  return outcome;
+  const { offers, counts } = locked;
+  const published = await publishToTechnicians(rt, em, offers);
+  const pushes = await pushToCentrals(em, offers.map((o) => o.uuid), rt.config);
+  let mine: DistributionOutcome | null = null;
+  for (const offer of offers) {
+    const own = pushes.get(offer.uuid) ?? [];
+    const outcome = {
+      ...counts.get(offer.uuid)!,
+      published: published.get(offer.uuid) ?? 0,
+      pushed: own.filter((ok) => ok).length,
+      pushFailed: own.filter((ok) => !ok).length,
+    };
+    rt.log.info({ offerUuid: offer.uuid, ...outcome, ...(offers.length > 1 ? { batch: offers.length, by: offerUuid } : {}) }, 'offer distributed');
+    if (offer.uuid === offerUuid) mine = outcome;
+  }
+  return mine;
+}
+
+/** The counts of an offer recorded earlier (its own re-run after a crash between commit and sending). */
+async function storedCounts(em: EntityManager, offerUuid: string): Promise<Counts> {
+  const [stored] = await em.getConnection().execute<Array<{ centrals: string; technicians: string }>>(
+    `select count(*) filter (where kind = 'central') as centrals, count(*) filter (where kind = 'technician') as technicians
+       from offer_recipient where offer_uuid = ?`,
+    [offerUuid],
+    'all',
+    em.getTransactionContext(),
+  );
+  return { centrals: Number(stored.centrals), technicians: Number(stored.technicians) };
 }
 
 /** One offer_recipient row as the multi-row INSERT reads it (jsonb_to_recordset). */
 interface RecipientRow {
+  offer_uuid: string;
   kind: 'central' | 'technician';
   central_id: number;
   technician_id: number | null;
@@ -79,45 +136,62 @@ interface RecipientRow {
   delivery_id: string | null;
 }
 
-/** Records the recipients; returns how many centrals and technicians. */
-async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offer: Offer): Promise<{ centrals: number; technicians: number }> {
-  const { centrals: centralIds, technicians } = await findCandidates(em, {
-    lat: offer.originLat,
-    lng: offer.originLng,
-    serviceTypeId: offer.serviceType.id,
-    radiusKm: offer.priority ? cfg.prioritySearchRadiusKm : cfg.searchRadiusKm,
-    maxAgeS: cfg.positionMaxAgeS,
-    cap: cfg.distributionCap,
-  });
-  const centrals = centralIds.length ? await em.find(Central, { id: { $in: centralIds } }, { populate: ['apiUser'] }) : [];
+/**
+ * Records the recipients of locked offers not recorded yet, and marks them
+ * recorded (`distributed_at`), in set-based statements whatever their number;
+ * returns how many centrals and technicians each got.
+ */
+async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offers: readonly Offer[]): Promise<Map<string, Counts>> {
+  const counts = new Map<string, Counts>();
+  if (!offers.length) return counts;
+  const found = await findCandidatesMany(
+    em,
+    offers.map((offer) => ({
+      key: offer.uuid,
+      lat: offer.originLat,
+      lng: offer.originLng,
+      serviceTypeId: offer.serviceType.id,
+      radiusKm: offer.priority ? cfg.prioritySearchRadiusKm : cfg.searchRadiusKm,
+      maxAgeS: cfg.positionMaxAgeS,
+      cap: cfg.distributionCap,
+    })),
+  );
+  const centralIds = [...new Set([...found.values()].flatMap((c) => c.centrals))];
+  const centrals = new Map(
+    (centralIds.length ? await em.find(Central, { id: { $in: centralIds } }, { populate: ['apiUser'] }) : []).map((c) => [c.id, c]),
+  );
   const rows: RecipientRow[] = [];
   let pushes = 0;
-  for (const central of centrals) {
-    const receiver = central.apiUser;
-    const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
-    const nearby = technicians
-      .filter((t) => t.centralId === central.id)
-      .map((t) => ({ dniTecnico: t.dni, distance: km(t.distanceM) }));
-    const delivery =
-      receiver && url
-        ? createDelivery(em, { offer, kind: 'offer-push', receiver, url, body: { ...offerPushBody(offer, nearby) }, eventHeader: true })
-        : null;
-    if (delivery) pushes++;
-    rows.push({ kind: 'central', central_id: central.id, technician_id: null, channel: url ? 'http' : 'none', distance_km: null, delivery_id: delivery?.id ?? null });
+  for (const offer of offers) {
+    const { centrals: ids, technicians } = found.get(offer.uuid)!;
+    for (const id of ids) {
+      const central = centrals.get(id)!;
+      const receiver = central.apiUser;
+      const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
+      const nearby = technicians.filter((t) => t.centralId === id).map((t) => ({ dniTecnico: t.dni, distance: km(t.distanceM) }));
+      const delivery =
+        receiver && url
+          ? createDelivery(em, { offer, kind: 'offer-push', receiver, url, body: { ...offerPushBody(offer, nearby) }, eventHeader: true })
+          : null;
+      if (delivery) pushes++;
+      rows.push({ offer_uuid: offer.uuid, kind: 'central', central_id: id, technician_id: null, channel: url ? 'http' : 'none', distance_km: null, delivery_id: delivery?.id ?? null });
+    }
+    for (const t of technicians) {
+      rows.push({ offer_uuid: offer.uuid, kind: 'technician', central_id: t.centralId, technician_id: t.technicianId, channel: 'realtime', distance_km: km(t.distanceM), delivery_id: null });
+    }
+    counts.set(offer.uuid, { centrals: ids.length, technicians: technicians.length });
   }
-  for (const t of technicians) {
-    rows.push({ kind: 'technician', central_id: t.centralId, technician_id: t.technicianId, channel: 'realtime', distance_km: km(t.distanceM), delivery_id: null });
-  }
-  // the pushes (one multi-row INSERT by the unit of work), then every recipient in one statement
+  // the pushes (one multi-row INSERT by the unit of work), then every recipient and the offers' mark in one
+  // statement (a recipient already there, from data older than the mark, is kept: one odd offer never fails a batch)
   if (pushes) await em.flush();
-  const counts = { centrals: centrals.length, technicians: technicians.length };
-  if (!rows.length) return counts;
   await em.getConnection().execute(
-    `insert into offer_recipient (offer_uuid, kind, central_id, technician_id, channel, distance_km, delivery_id, created_at)
-     select ?::uuid, r.kind, r.central_id, r.technician_id, r.channel, r.distance_km, r.delivery_id, now()
+    `with marked as (update offer set distributed_at = now() where uuid in (?))
+     insert into offer_recipient (offer_uuid, kind, central_id, technician_id, channel, distance_km, delivery_id, created_at)
+     select r.offer_uuid, r.kind, r.central_id, r.technician_id, r.channel, r.distance_km, r.delivery_id, now()
        from jsonb_to_recordset(?::jsonb)
-         as r(kind text, central_id int, technician_id int, channel text, distance_km float8, delivery_id uuid)`,
-    [offer.uuid, JSON.stringify(rows)],
+         as r(offer_uuid uuid, kind text, central_id int, technician_id int, channel text, distance_km float8, delivery_id uuid)
+     on conflict do nothing`,
+    [offers.map((o) => o.uuid), JSON.stringify(rows)],
     'run',
     em.getTransactionContext(),
   );
@@ -125,50 +199,62 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
 }
 
 /**
- * Claims the offer's pending pushes and sends them concurrently, one attempt
+ * Claims the offers' pending pushes and sends them concurrently, one attempt
  * each (informative: the window is short and technicians get the offer in
- * real time); any 2xx is ok. One failing never stops the others. Returns
- * whether each was delivered.
+ * real time); any 2xx is ok. One failing never stops the others. Returns,
+ * per offer, whether each was delivered.
  */
-async function pushToCentrals(em: EntityManager, offerUuid: string, cfg: SendConfig): Promise<boolean[]> {
-  const claimed = await claimDeliveries(em, `d.offer_uuid = ? and d.kind = 'offer-push' and d.state = 'pending'`, [offerUuid]);
-  const sent = await Promise.all(claimed.map((d) => attemptDelivery(em, d, cfg, (o) => (o.ok ? 'ok' : 'failed'))));
-  return sent.map((a) => a.verdict === 'ok');
+async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], cfg: SendConfig): Promise<Map<string, boolean[]>> {
+  const claimed = await claimDeliveries(em, `d.offer_uuid in (?) and d.kind = 'offer-push' and d.state = 'pending'`, [offerUuids]);
+  const sent = await Promise.all(
+    claimed.map(async (d) => [String(d.offerUuid), (await attemptDelivery(em, d, cfg, (o) => (o.ok ? 'ok' : 'failed'))).verdict === 'ok'] as const),
+  );
+  const out = new Map<string, boolean[]>();
+  for (const [uuid, ok] of sent) out.set(uuid, [...(out.get(uuid) ?? []), ok]);
+  return out;
 }
 
 /**
- * Claims the technicians not yet notified (one UPDATE) and publishes
- * `offer.new` to each, nearest first (D10), as one bus message; returns
- * how many. When the publish fails, none is counted (the rows stay claimed,
- * as one failed publish did before: real-time delivery is fire-and-forget).
+ * Claims the technicians not yet notified, of every offer (one UPDATE), and
+ * publishes `offer.new` to each, nearest first (D10), as one bus message per
+ * offer in one pipeline; returns how many per offer. When the publish fails,
+ * none is counted (the rows stay claimed, as one failed publish did before:
+ * real-time delivery is fire-and-forget).
  */
-async function publishToTechnicians(rt: Runtime, em: EntityManager, offer: Offer): Promise<number> {
+async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: readonly Offer[]): Promise<Map<string, number>> {
   const claimed = await em
     .getConnection()
-    .execute<Array<{ technician_id: number; distance_km: number }>>(
+    .execute<Array<{ offer_uuid: string; technician_id: number; distance_km: number }>>(
       `with claimed as (
          update offer_recipient set notified_at = now()
-          where offer_uuid = ? and kind = 'technician' and notified_at is null
-          returning technician_id, distance_km
+          where offer_uuid in (?) and kind = 'technician' and notified_at is null
+          returning offer_uuid, technician_id, distance_km
        )
-       select technician_id, distance_km from claimed order by distance_km`,
-      [offer.uuid],
+       select offer_uuid, technician_id, distance_km from claimed order by offer_uuid, distance_km`,
+      [offers.map((o) => o.uuid)],
     );
-  if (!claimed.length) return 0;
-  const fields = offerFields(offer);
+  const byOffer = new Map<string, Array<{ technician_id: number; distance_km: number }>>();
+  for (const r of claimed) byOffer.set(r.offer_uuid, [...(byOffer.get(r.offer_uuid) ?? []), r]);
+  const out = new Map<string, number>();
+  if (!byOffer.size) return out;
   try {
-    // one bus message for all of them, nearest first, each with its own distance (perTechnician)
-    await rt.events.publishMany([
-      {
-        audience: { kind: 'technicians', technicianIds: claimed.map((r) => r.technician_id) },
-        event: 'offer.new',
-        data: fields,
-        each: Object.fromEntries(claimed.map((r) => [String(r.technician_id), { distance: Number(r.distance_km) }])),
-      },
-    ]);
-    return claimed.length;
+    // one bus message per offer, nearest first, each technician with its own distance (perTechnician)
+    await rt.events.publishMany(
+      offers
+        .filter((o) => byOffer.has(o.uuid))
+        .map((offer) => {
+          const rows = byOffer.get(offer.uuid)!;
+          return {
+            audience: { kind: 'technicians' as const, technicianIds: rows.map((r) => r.technician_id) },
+            event: 'offer.new' as const,
+            data: offerFields(offer),
+            each: Object.fromEntries(rows.map((r) => [String(r.technician_id), { distance: Number(r.distance_km) }])),
+          };
+        }),
+    );
+    for (const [uuid, rows] of byOffer) out.set(uuid, rows.length);
   } catch (err) {
-    rt.log.warn({ err, offerUuid: offer.uuid, technicians: claimed.length }, 'offer.new not published');
-    return 0;
+    rt.log.warn({ err, offers: byOffer.size, technicians: claimed.length }, 'offer.new not published');
   }
+  return out;
 }

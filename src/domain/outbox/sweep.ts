@@ -14,7 +14,7 @@
  *   sending for longer than the webhook timeout: the job's claim decides, so
  *   a pending one is still sent at most once, and a stuck one is settled as
  *   unanswered (D5) by the job that finds it;
- * - ABIERTA offers with no distribution record (no recipient, no push), or
+ * - ABIERTA offers not recorded by any distribution (`distributed_at`), or
  *   whose distribution committed its recipients but did not finish sending
  *   (a technician not notified, a push still pending: the job failed after
  *   the commit), DISTRIBUTION_SWEEP_AFTER_MS after creation (D8); the re-run
@@ -69,8 +69,7 @@ const UNDISTRIBUTED = `
    where o.state = 'ABIERTA' and o.created_at < ${AGO}
      and ${after('o.created_at', 'o.uuid')}
      and (
-       (not exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid)
-        and not exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push'))
+       o.distributed_at is null
        or exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician' and r.notified_at is null)
        or exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending')
      )
