@@ -186,7 +186,8 @@ function treeRss(root: number): Array<{ pid: number; name: string; mb: number }>
     try {
       const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      const script = cmd.find((c) => c.endsWith('.js')) ?? cmd[0] ?? '?';
+      // the entry point: the last .js argument (npm start's children preload src/main/stopSignals.js first)
+      const script = cmd.filter((c) => c.endsWith('.js')).pop() ?? cmd[0] ?? '?';
       // a worker's role: the queues `npm start` gave it (WORKER_QUEUES in its environment)
       const queues = /(?:^|\0)WORKER_QUEUES=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8'))?.[1];
       const role = queues ? (queues.includes('offer-evaluation') ? ' (time-critical)' : ' (background)') : '';
@@ -684,6 +685,8 @@ async function main(): Promise<void> {
     const soakRate = Math.max(1, Math.floor(sustained / 2));
     const soak: Array<Array<{ pid: number; name: string; mb: number }>> = [];
     let soakRefused = 0;
+    /** the soak's answers other than 200, by status (0: no answer, e.g. a reused keep-alive connection the server had just closed) */
+    const soakCodes: Record<number, number> = {};
     if (SOAK_S > 0) {
       await freshPositions();
       const t0 = performance.now();
@@ -700,7 +703,8 @@ async function main(): Promise<void> {
         if (i % 500 === 0) await freshPositions();
         sent.push(post('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid: randomUUID() }));
       }
-      soakRefused = (await Promise.all(sent)).filter((c) => c !== 200).length;
+      for (const code of await Promise.all(sent)) if (code !== 200) soakCodes[code] = (soakCodes[code] ?? 0) + 1;
+      soakRefused = Object.values(soakCodes).reduce((a, b) => a + b, 0);
       await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
       soak.push(treeRss(pid));
     }
@@ -730,7 +734,7 @@ async function main(): Promise<void> {
     row('pipeline: outcomes', JSON.stringify(outcomes), '—', '');
     if (refused || !settled) console.log(`(pipeline: ${refused} requests refused; ${settled ? 'all settled' : 'NOT all settled within the bound'})`);
     if (soak.length === 3) {
-      console.log(`\nmemory (RSS MB) over a ${SOAK_S} s soak at ${soakRate} offers/s (half the sustained rate; ${soakRefused} refused): at 10 s / half-way / drained`);
+      console.log(`\nmemory (RSS MB) over a ${SOAK_S} s soak at ${soakRate} offers/s (half the sustained rate; ${soakRefused} not 200${soakRefused ? `: ${JSON.stringify(soakCodes)}` : ''}): at 10 s / half-way / drained`);
       for (const p of soak[0]) {
         const at = (i: number) => soak[i].find((q) => q.pid === p.pid)?.mb;
         const [a, b, c] = [at(0), at(1), at(2)];
