@@ -123,4 +123,25 @@ describe('distribution: statements per offer (issue 12.2)', () => {
       expect(read, read.join('\n---\n')).to.have.length(1);
     }
   });
+
+  it('a batch leaves an offer whose window has closed (its evaluation is due) and one another transaction holds', async () => {
+    await technicians(4);
+    const push = nock('http://central-push.test').put('/ofertas').reply(200, { status: true });
+    const closed = await makeOffer(em, generator, { deadlineAt: new Date(Date.now() - 1000) });
+    const held = await makeOffer(em, generator);
+    const own = await makeOffer(em, generator);
+    const holder = app.rt.orm.em.fork();
+    await holder.begin();
+    try {
+      await holder.execute(`select uuid from offer where uuid = ? for update`, [held.uuid]);
+      expect(await distributeOffer(app.rt, own.uuid)).to.deep.include({ technicians: 4, published: 4, pushed: 1 });
+    } finally {
+      await holder.rollback();
+    }
+    expect(push.isDone()).to.equal(true);
+    for (const left of [closed, held]) {
+      expect(await em.fork().count(OfferRecipient, { offer: left.uuid }), left.uuid).to.equal(0);
+    }
+    await em.fork().nativeUpdate('Offer', { uuid: { $in: [closed.uuid, held.uuid] } }, { state: 'NO_ASIGNADA' });
+  });
 });
