@@ -8,8 +8,7 @@ import nock from 'nock';
 import { recordSms, sendRecordedSms, type SmsRow } from '../../src/sms/messages.js';
 import { smsProvider } from '../../src/sms/providers.js';
 import { loadConfig } from '../../config/index.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
-import { resetDb } from '../helpers/db.js';
+import { startCleanApp, startApp, type TestApp } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 
 const SID = `AC${'0123456789abcdef'.repeat(2)}`;
@@ -17,11 +16,10 @@ const SID = `AC${'0123456789abcdef'.repeat(2)}`;
 describe('SMS providers and the customer-sms job (D16)', () => {
   let app: TestApp;
   before(async () => {
-    app = await startApp({
+    app = await startCleanApp({
       env: { SMS_PROVIDER: 'http', SMS_HTTP_URL: 'http://sms.test/send', SMS_HTTP_TOKEN: 'tok-123', SMS_ATTEMPTS: '3' },
       workers: true,
     });
-    await resetDb(app.rt.orm);
   });
   after(async () => {
     nock.cleanAll();

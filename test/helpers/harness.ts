@@ -89,11 +89,11 @@ export async function startApp(opts: StartOptions = {}): Promise<TestApp> {
  * The app with its workers started only once the database and the queues are clean, so no worker runs
  * another suite's leftover job while the database is truncated under it; closing clears the queues again.
  */
-export async function startCleanApp(opts: Omit<StartOptions, 'workers'> = {}): Promise<TestApp> {
-  const app = await startApp(opts);
+export async function startCleanApp(opts: StartOptions = {}): Promise<TestApp> {
+  const app = await startApp({ ...opts, workers: false });
   await resetDb(app.rt.orm);
   await clearQueues(app.rt);
-  const workers = await startWorkers(app.rt);
+  const workers = await startWorkers(app.rt, typeof opts.workers === 'object' ? opts.workers : {});
   return {
     ...app,
     workers,

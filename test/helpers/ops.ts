@@ -9,7 +9,7 @@ import { OfferResponse, WebhookDelivery, type ApiUser, type Central, type Offer,
 import type { OfferState } from '../../src/domain/offers/lifecycle/states.js';
 import { busChannel, perTechnician, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from './db.js';
-import { startApp, type StartOptions, type TestApp } from './harness.js';
+import { startApp, startCleanApp, type StartOptions, type TestApp } from './harness.js';
 import { makeApiUser, makeBusinessLine, makeCentral, makeGenerator, makeOffer, makeServiceType, makeTechnician, WITH_STATE_ENDPOINT, type Generator } from './factories.js';
 
 export { GENERATOR_URL } from './factories.js';
@@ -72,8 +72,10 @@ export interface OpsSuite {
 export async function startOps(
   o: StartOptions & { generator?: Partial<ApiUser>; provider?: ProviderOptions } = {},
 ): Promise<OpsSuite> {
-  const app = await startApp(o);
-  await resetDb(app.rt.orm);
+  // with workers: started only once the database and the queues are clean (a worker running another suite's
+  // leftover job while the database is truncated deadlocked the truncate)
+  const app = o.workers ? await startCleanApp(o) : await startApp(o);
+  if (!o.workers) await resetDb(app.rt.orm);
   const em = app.rt.orm.em.fork();
   await makeCatalog(em);
   const gen = await makeGenerator(em, { ...WITH_STATE_ENDPOINT, ...o.generator });

@@ -6,9 +6,8 @@ import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/i
 import { ACCEPTANCE_MESSAGES } from '../../src/domain/offers/acceptance/acceptance.js';
 import { jobId } from '../../src/queues/registry.js';
 import { busChannel, perTechnician, type BusMessage } from '../../src/realtime/bus.js';
-import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeApiUser, makeServiceType } from '../helpers/factories.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
+import { startCleanApp, startApp, type TestApp } from '../helpers/harness.js';
 import {
   GENERATOR_URL,
   RESPUESTA_PATH,
@@ -69,7 +68,7 @@ describe('offer lifecycle with the workers running', () => {
   };
 
   before(async () => {
-    app = await startApp({
+    app = await startCleanApp({
       workers: true,
       env: {
         OFFER_RESPONSE_WINDOW_MS: '1000',
@@ -82,7 +81,6 @@ describe('offer lifecycle with the workers running', () => {
         LEGACY_GESTOR_DNI: '800999888',
       },
     });
-    await resetDb(app.rt.orm);
     await makeServiceType(fork(), { id: 1 });
     gen = await makeGenerator(fork());
     sub = new Redis(app.rt.config.redisUrl);

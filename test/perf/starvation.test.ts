@@ -13,9 +13,8 @@ import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
 import { jobId } from '../../src/queues/registry.js';
 import { DEFAULT_CONCURRENCY } from '../../workers/index.js';
 import { handlers } from '../../workers/processors/index.js';
-import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
+import { startCleanApp, startApp, type TestApp } from '../helpers/harness.js';
 import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
 import { clearQueues } from '../helpers/queues.js';
 import { waitFor } from '../helpers/wait.js';
@@ -29,7 +28,7 @@ describe('time-critical work under a distribution backlog (issue 12.3)', () => {
   let started = 0;
 
   before(async () => {
-    app = await startApp({
+    app = await startCleanApp({
       workers: {
         handlers: {
           ...handlers,
@@ -52,7 +51,6 @@ describe('time-critical work under a distribution backlog (issue 12.3)', () => {
       },
       env: { OFFER_RESPONSE_WINDOW_MS: '500', WEBHOOK_TIMEOUT_MS: '2000' },
     });
-    await resetDb(app.rt.orm);
     await makeServiceType(app.rt.orm.em.fork(), { id: 1 });
   });
   after(async () => {

@@ -5,11 +5,10 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { Audience } from '../../src/realtime/bus.js';
-import { resetDb } from '../helpers/db.js';
 import nock from 'nock';
 import { BOGOTA, makeServiceType } from '../helpers/factories.js';
 import { waitFor } from '../helpers/wait.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
+import { startCleanApp, startApp, type TestApp } from '../helpers/harness.js';
 import { connect, makeCrew, makeGenerator, wsUrl, type Crew, type Generator, type TestSocket } from '../helpers/sockets.js';
 
 /** Starts `node dist/src/main/web.js` on an ephemeral port with this run's database and Redis prefix. */
@@ -43,8 +42,7 @@ describe('real time: two API processes share events through Redis', function () 
   let thereTech: TestSocket;
 
   before(async () => {
-    app = await startApp({ workers: true });
-    await resetDb(app.rt.orm);
+    app = await startCleanApp({ workers: true });
     const em = app.rt.orm.em.fork();
     await makeServiceType(em);
     genA = await makeGenerator(em);
