@@ -117,7 +117,7 @@ export async function transition(em: EntityManager, offer: Offer, input: Transit
   if (!canMove(from, input.to, input.by)) throw refusedMove(from, input.by, input.to);
   offer.state = input.to;
   if (input.to === 'ASIGNADA') await ensureServiceCodes(em, offer);
-  await holdOrReleaseTechnician(em, offer, input.to);
+  await holdOrReleaseTechnician(em, offer, from, input.to);
   em.create(OfferTransition, {
     offer,
     fromState: from,
@@ -138,15 +138,25 @@ export async function transition(em: EntityManager, offer: Offer, input: Transit
 /** The states in which a service has ended (D16: its technician is released). */
 export const ENDED: readonly OfferState[] = ['FINALIZADA', 'CANCELADA', 'INACTIVA', 'NO_ASIGNADA', 'EXPIRADA'];
 
+/** D16: the technician is busy with this service (also for a direct assignment, which is created ASIGNADA). */
+export async function holdTechnician(em: EntityManager, offerUuid: string, technicianId: number): Promise<void> {
+  await em.execute(`update technician set busy_offer_uuid = ? where id = ?`, [offerUuid, technicianId]);
+}
+
+/** The states in which a service holds its assigned technician (D16). */
+const HOLDING: readonly OfferState[] = ['ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
+
 /**
  * D16: the assigned technician is busy from ASIGNADA until the service ends,
  * and receives no new offers meanwhile (distribution skips busy technicians).
- * One statement each way; a technician busy elsewhere is not taken over.
+ * One statement each way, and none for the moves of an offer that never held
+ * one (an expiry, a withdrawal before assignment). The newest assignment wins:
+ * the release only clears the technician if it is still busy with this service.
  */
-export async function holdOrReleaseTechnician(em: EntityManager, offer: Offer, to: OfferState): Promise<void> {
+export async function holdOrReleaseTechnician(em: EntityManager, offer: Offer, from: OfferState, to: OfferState): Promise<void> {
   if (to === 'ASIGNADA' && offer.assignedTechnician) {
-    await em.execute(`update technician set busy_offer_uuid = ? where id = ?`, [offer.uuid, offer.assignedTechnician.id]);
-  } else if (ENDED.includes(to)) {
+    await holdTechnician(em, offer.uuid, offer.assignedTechnician.id);
+  } else if (HOLDING.includes(from) && ENDED.includes(to)) {
     await em.execute(`update technician set busy_offer_uuid = null where busy_offer_uuid = ?`, [offer.uuid]);
   }
 }

@@ -13,6 +13,7 @@ import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../../main/runtime.js';
 import { announceOnCommit } from '../lifecycle/announce.js';
 import { freeServiceCodes } from '../lifecycle/codes.js';
+import { holdTechnician } from '../lifecycle/stateMachine.js';
 import { draftOffer, type OfferInput } from '../create/input.js';
 import { prepareOffer } from '../create/prepare.js';
 import { insertOffer } from '../create/store.js';
@@ -65,7 +66,7 @@ export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAs
     const inserted = await insertOffer(tx, offer, { by: 'asignacion-directa', actor: `api-user:${user.username}` });
     if (inserted !== 'inserted') return { inserted, codes };
     // D16: a named technician is busy from this ASIGNADA on.
-    if (technician) await tx.execute(`update technician set busy_offer_uuid = ? where id = ?`, [draft.uuid, technician.id]);
+    if (technician) await holdTechnician(tx, draft.uuid, technician.id);
     // D12: the push to the central, planned in this transaction, sent after it commits.
     const receiver = central.apiUser ?? null;
     const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
