@@ -10,7 +10,7 @@ import { ACCEPTANCE_MESSAGES } from '../domain/offers/acceptance/acceptance.js';
 import { RESPONSES_MESSAGES } from '../domain/offers/acceptance/responses.js';
 import { OFFER_MESSAGES } from '../domain/offers/create/input.js';
 import { OFFER_NOT_FOUND } from '../domain/offers/lifecycle/ownership.js';
-import type { OfferState } from '../domain/offers/lifecycle/states.js';
+import { ACTIVE_STATES, type OfferState } from '../domain/offers/lifecycle/states.js';
 import { DIRECT_MESSAGES } from '../domain/offers/operations/directAssignment.js';
 import { FINALIZE_MESSAGES } from '../domain/offers/operations/finalize.js';
 import { PROGRESS_MESSAGES } from '../domain/offers/operations/progress.js';
@@ -35,7 +35,6 @@ interface Answer<F> {
 type ErrorTable = { [C in DomainErrorCode]: Answer<DomainErrorFacts[C]> };
 
 const ENDED_AFTER_ASSIGNMENT: readonly OfferState[] = ['FINALIZADA', 'CANCELADA'];
-const ACTIVE: readonly OfferState[] = ['ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
 
 /** The spec's wording of a refused move (D1, D6, D11, spec 4.4, 4.8), naming the current state. */
 function refusedMoveMessage({ state, operation, to }: { state: OfferState; operation: RefusedOperation; to?: OfferState }): string {
@@ -43,7 +42,7 @@ function refusedMoveMessage({ state, operation, to }: { state: OfferState; opera
     case 'asignacion':
       return `NO ES POSIBLE CONFIRMAR LA ASIGNACIÓN: EL SERVICIO ESTÁ EN ESTADO ${state}`;
     case 'no-asignacion':
-      return ACTIVE.includes(state)
+      return ACTIVE_STATES.includes(state)
         ? `EL SERVICIO YA FUE ASIGNADO (ESTADO ${state}); PARA RETIRARLO SOLICITE LA CANCELACIÓN`
         : `NO ES POSIBLE REGISTRAR LA NO ASIGNACIÓN: EL SERVICIO ESTÁ EN ESTADO ${state}`;
     case 'cancelacion':

@@ -13,7 +13,7 @@ import type { Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import type { Audience } from '../../realtime/bus.js';
 import { DomainError } from '../errors.js';
-import type { OfferState } from '../offers/lifecycle/states.js';
+import { ACTIVE_STATES } from '../offers/lifecycle/states.js';
 import { AFTER_END_HOURS, serviceEndedAt } from '../tracking/tokens.js';
 
 export type ChatAuthor = 'cliente' | 'tecnico';
@@ -33,7 +33,6 @@ export interface ChatMessage {
 export const MESSAGES_PER_MINUTE = 30;
 export const TEXT_MAX = 2000;
 
-const ACTIVE: readonly OfferState[] = ['ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
 
 type Deps = Pick<Runtime, 'orm' | 'redis' | 'config' | 'events' | 'log'>;
 
@@ -65,7 +64,7 @@ export function authorOf(viewer: ChatViewer): ChatAuthor {
 
 /** Throws `chat.closed` unless the chat is open: from ASIGNADA until 24 h after the service ended. */
 export async function assertChatOpen(em: EntityManager, offer: Offer): Promise<void> {
-  if (ACTIVE.includes(offer.state)) return;
+  if (ACTIVE_STATES.includes(offer.state)) return;
   const ended = offer.codigoServicio ? await serviceEndedAt(em, offer.uuid) : null;
   if (!ended) throw new DomainError('chat.closed', { state: offer.state, reason: 'not-assigned' });
   if (Date.now() > ended.getTime() + AFTER_END_HOURS * 3_600_000) throw new DomainError('chat.closed', { state: offer.state, reason: 'ended' });

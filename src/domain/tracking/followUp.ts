@@ -8,7 +8,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, Technician, type Offer } from '../../db/entities/index.js';
 import { estimateMinutes } from '../../geo/figures.js';
-import type { OfferState } from '../offers/lifecycle/states.js';
+import { ACTIVE_STATES, type OfferState } from '../offers/lifecycle/states.js';
 
 export interface Place {
   direccion?: string | null;
@@ -33,7 +33,6 @@ export interface FollowUp {
   encuestaRespondida: boolean;
 }
 
-const ACTIVE: readonly OfferState[] = ['ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
 
 /** Great-circle distance (km). */
 function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
@@ -68,14 +67,14 @@ export async function followUp(em: EntityManager, offer: Offer, opts: { public: 
     estado: offer.state,
     timeline: timeline.map((t) => ({ estado: t.to_state, fecha: new Date(t.at).toISOString() })),
     tecnico:
-      technician && (ACTIVE.includes(offer.state) || offer.state === 'FINALIZADA')
+      technician && (ACTIVE_STATES.includes(offer.state) || offer.state === 'FINALIZADA')
         ? opts.public
           ? { nombre: names.split(/\s+/)[0] ?? '' }
           : { nombre: names, telefono: technician.phone ?? null }
         : null,
     central: central ? { nombre: central.name } : null,
     posicionTecnico: position,
-    etaMinutos: ACTIVE.includes(offer.state) ? eta : null,
+    etaMinutos: ACTIVE_STATES.includes(offer.state) ? eta : null,
     origen: place({
       direccion: offer.direccionOrigen ?? null,
       puntoReferencia: offer.puntoReferenciaOrigen ?? null,

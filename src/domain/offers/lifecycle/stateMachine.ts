@@ -11,7 +11,7 @@ import { DomainError, type RefusedOperation } from '../../errors.js';
 import { planStateNotifications } from '../../notifications/plan.js';
 import { announceOnCommit, requireCommitSteps } from './announce.js';
 import { ensureServiceCodes } from './codes.js';
-import type { OfferState } from './states.js';
+import { ACTIVE_STATES, type OfferState } from './states.js';
 import { auditActor } from '../../../limits.js';
 
 export type Trigger =
@@ -143,9 +143,6 @@ export async function holdTechnician(em: EntityManager, offerUuid: string, techn
   await em.execute(`update technician set busy_offer_uuid = ? where id = ?`, [offerUuid, technicianId]);
 }
 
-/** The states in which a service holds its assigned technician (D16). */
-const HOLDING: readonly OfferState[] = ['ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
-
 /**
  * D16: the assigned technician is busy from ASIGNADA until the service ends,
  * and receives no new offers meanwhile (distribution skips busy technicians).
@@ -156,7 +153,7 @@ const HOLDING: readonly OfferState[] = ['ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
 export async function holdOrReleaseTechnician(em: EntityManager, offer: Offer, from: OfferState, to: OfferState): Promise<void> {
   if (to === 'ASIGNADA' && offer.assignedTechnician) {
     await holdTechnician(em, offer.uuid, offer.assignedTechnician.id);
-  } else if (HOLDING.includes(from) && ENDED.includes(to)) {
+  } else if (ACTIVE_STATES.includes(from) && ENDED.includes(to)) {
     await em.execute(`update technician set busy_offer_uuid = null where busy_offer_uuid = ?`, [offer.uuid]);
   }
 }
