@@ -6,10 +6,10 @@
  * AggregatorRegistry, and adds the BullMQ queue depths read at scrape time.
  */
 import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-
-type ProcessMetrics = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 import type { Redis } from 'ioredis';
 import type { Queues } from '../queues/queues.js';
+
+type ProcessMetrics = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });

@@ -9,8 +9,7 @@
 import type { Runtime } from '../../main/runtime.js';
 import { attemptDelivery, claimFinished, loadDelivery } from '../../webhooks/deliveries.js';
 import { DomainError } from '../errors.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { UUID_RE } from '../offers/create/input.js';
 
 export const DELIVERY_MESSAGES = {
   notFound: (id: string) => `NO EXISTE LA ENTREGA ${id}`,
@@ -20,6 +19,8 @@ export const DELIVERY_MESSAGES = {
 
 export interface Resent {
   deliveryId: string;
+  /** the offer it is about, when any (the console returns to its page) */
+  offerUuid: string | null;
   attempt: number;
   ok: boolean;
   statusCode: number | null;
@@ -31,7 +32,7 @@ export async function resendDelivery(
   input: { deliveryId: string; operator: { username: string; role: string } },
 ): Promise<Resent> {
   if (input.operator.role !== 'admin') throw new DomainError('delivery.admin-only');
-  if (!UUID.test(input.deliveryId)) throw new DomainError('delivery.not-found', { id: input.deliveryId.slice(0, 64) });
+  if (!UUID_RE.test(input.deliveryId)) throw new DomainError('delivery.not-found', { id: input.deliveryId.slice(0, 64) });
   const em = rt.orm.em.fork();
   const claimed = await claimFinished(em, input.deliveryId);
   if (!claimed) {
@@ -42,5 +43,5 @@ export async function resendDelivery(
   const actor = `operator:${input.operator.username}`;
   const sent = await attemptDelivery(em, claimed, rt.config, (o) => (o.ok ? 'ok' : 'failed'), actor);
   rt.log.info({ deliveryId: claimed.id, eventId: claimed.eventId, actor, statusCode: sent.outcome.statusCode, ok: sent.outcome.ok }, 'delivery resent by hand');
-  return { deliveryId: claimed.id, attempt: claimed.attempts, ok: sent.outcome.ok, statusCode: sent.outcome.statusCode, error: sent.error };
+  return { deliveryId: claimed.id, offerUuid: claimed.offerUuid, attempt: claimed.attempts, ok: sent.outcome.ok, statusCode: sent.outcome.statusCode, error: sent.error };
 }

@@ -52,9 +52,8 @@ export function consoleRoutes(rt: Runtime): Route[] {
       const id = String(ctx.params.id ?? '');
       try {
         const out = await resendDelivery(rt, { deliveryId: id, operator: who(ctx) });
-        const [row] = await rt.orm.em.fork().execute<Array<{ offer_uuid: string | null }>>(`select offer_uuid from webhook_delivery where id = ?`, [out.deliveryId]);
         ctx.status = 303;
-        ctx.redirect(row?.offer_uuid ? `${CONSOLE_PATH}/ofertas/${row.offer_uuid}?reenvio=${out.ok ? 'ok' : 'fallo'}` : CONSOLE_PATH);
+        ctx.redirect(out.offerUuid ? `${CONSOLE_PATH}/ofertas/${out.offerUuid}?reenvio=${out.ok ? 'ok' : 'fallo'}` : CONSOLE_PATH);
         return undefined;
       } catch (err) {
         const a = err instanceof DomainError ? errorAnswer(err, 'controller') : null;
