@@ -9,6 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Offer } from '../../db/entities/index.js';
 import { offerDeliveries, type DeliveryView } from '../deliveries/log.js';
 import { findExpediente } from '../services/expediente.js';
+import { compareResponses } from '../offers/selection/ranking.js';
 
 export interface Timeline {
   offer: Offer;
@@ -59,13 +60,9 @@ export async function offerTimeline(em: EntityManager, ref: string): Promise<Tim
   // The stored ranking (made at selection) gives the order; responses not in it (none selected yet) follow D2's order.
   const stored = (offer.ranking ?? []) as Array<{ responseId: number; position: number }>;
   const position = new Map(stored.map((e) => [e.responseId, e.position]));
+  const figures = (r: (typeof responses)[number]) => ({ id: Number(r.id), timeMin: r.time_min, rate: r.rate, distanceKm: r.distance_km, updatedAt: new Date(r.updated_at) });
   const ordered = [...responses].sort(
-    (a, b) =>
-      (position.get(a.id) ?? Infinity) - (position.get(b.id) ?? Infinity) ||
-      a.time_min - b.time_min ||
-      b.rate - a.rate ||
-      a.distance_km - b.distance_km ||
-      new Date(a.updated_at).getTime() - new Date(b.updated_at).getTime(),
+    (a, b) => (position.get(a.id) ?? Infinity) - (position.get(b.id) ?? Infinity) || compareResponses(figures(a), figures(b)),
   );
   return {
     offer,
