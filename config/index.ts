@@ -86,6 +86,8 @@ const VARS = {
   /** how many times a state notification (D12) is tried before it is given up */
   NOTIFICATION_ATTEMPTS: { key: 'notificationAttempts', type: 'integer', default: 8, minimum: 1 },
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
+  /** 6.1 sends a worker taking webhook-dispatch jobs starts itself right after its selections' commit; beyond, and 0: through the queue */
+  ACCEPTANCE_SENDS_IN_FLIGHT: { key: 'acceptanceSendsInFlight', type: 'integer', default: 50, minimum: 0, maximum: 1000 },
   /** how often the outbox sweeper runs (ms); 0 turns it off */
   SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 30000, minimum: 0 },
   /** a bearer token a Prometheus scraper may use for GET /metrics (operators use their session); empty: none */

@@ -10,7 +10,8 @@
  * process's 10 are ever theirs and they get a bounded share of the event
  * loop; a notification is mostly an HTTP wait (no connection held meanwhile).
  * Webhook-dispatch (the 6.1 acceptance send) keeps a high concurrency (an
- * HTTP wait each). Evaluation runs 4 jobs at once: each closes every window
+ * HTTP wait each); the process that runs it also sends the 6.1 of the
+ * selections it commits itself, without the queue's hop (rt.acceptanceSends). Evaluation runs 4 jobs at once: each closes every window
  * already due (src/domain/offers/selection/evaluation.ts), so when many close
  * together the jobs queue briefly and the next one closes a larger batch,
  * instead of 50 small transactions competing for the CPU and the pool
@@ -22,6 +23,7 @@ import { Worker, type Job } from 'bullmq';
 import { JOB_NAMES, QUEUE_NAMES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';
 import { createRedis } from '../src/queues/redis.js';
 import { startSchedules } from '../src/queues/schedules.js';
+import { InFlight } from '../src/main/inFlight.js';
 import type { Runtime } from '../src/main/runtime.js';
 import { handlers as defaultHandlers, type Handlers } from './processors/index.js';
 
@@ -91,12 +93,21 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
     worker.on('error', (err) => rt.log.error({ queue, err }, 'worker error'));
     return worker;
   });
+  // The process that sends the 6.1 also sends it straight after the selections it commits (no queue hop), up to
+  // ACCEPTANCE_SENDS_IN_FLIGHT at once; a send refused there goes to the queue.
+  const sends =
+    queues.includes('webhook-dispatch') && rt.config.acceptanceSendsInFlight > 0
+      ? new InFlight(rt.config.acceptanceSendsInFlight, (err) => rt.log.error({ err }, 'acceptance notification send failed'))
+      : null;
+  if (sends) rt.acceptanceSends = sends;
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   await startSchedules(rt);
   return {
     workers,
     async close() {
       await Promise.all(workers.map((w) => w.close()));
+      // the evaluations have ended: the sends they started finish before the process goes on stopping
+      await sends?.drain();
       connection.disconnect();
     },
   };

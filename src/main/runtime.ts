@@ -13,6 +13,7 @@ import { RedisEventPublisher, type EventPublisher } from '../realtime/bus.js';
 import { createGeocoder, type Geocoder } from '../geocoding/index.js';
 import { CommitSteps } from '../domain/offers/lifecycle/announce.js';
 import { CredentialCache, subscribeAuthInvalidation } from '../auth/cache.js';
+import type { InFlight } from './inFlight.js';
 
 export interface Runtime {
   config: Config;
@@ -26,6 +27,12 @@ export interface Runtime {
   geocoder: Geocoder;
   /** verified API credentials for AUTH_CACHE_TTL_MS, emptied by provisioning on every process (issue 12 item 5) */
   authCache: CredentialCache;
+  /**
+   * The acceptance notifications (6.1) this process sends itself right after a selection's commit, without the
+   * queue's hop (issue 12, item 3); set by a worker that takes webhook-dispatch jobs (workers/index.ts), null
+   * elsewhere (the selection enqueues the send).
+   */
+  acceptanceSends: InFlight | null;
   close(): Promise<void>;
 }
 
@@ -53,9 +60,11 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
     events,
     geocoder,
     authCache,
+    acceptanceSends: null,
     async close() {
       if (closed) return;
       closed = true;
+      await rt.acceptanceSends?.drain();
       await unsubscribe();
       await queues.close();
       await orm.close(true);

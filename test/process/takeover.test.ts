@@ -36,6 +36,9 @@ describe('a worker killed while running a job', function () {
       WORKER_LOCK_DURATION_MS: undefined,
       WORKER_STALLED_INTERVAL_MS: undefined,
       WEBHOOK_TIMEOUT_MS: String(webhookTimeoutMs),
+      // the 6.1 through its job (the takeover is the queue's); sent from the selecting process, a killed worker's
+      // send is the sweeper's (test/offers/exactlyOnce.test.ts)
+      ACCEPTANCE_SENDS_IN_FLIGHT: '0',
     });
     workers.push(w);
     return w;

@@ -58,6 +58,31 @@ export async function enqueueAcceptance(rt: Runtime, deliveryId: string): Promis
 }
 
 /**
+ * After the selection's commit, in a process that sends acceptance
+ * notifications (`rt.acceptanceSends`): sent from here at once, without the
+ * queue's hop, which under load was most of the time between the selection
+ * and the generator's request (issue 12, item 3). The claim is the same as
+ * the job's, so it is still sent once; a send that fails before its answer is
+ * recorded, and a send refused because enough are in flight or the process
+ * is stopping, go to the queue as before. A process that dies while sending
+ * leaves the delivery claimed: the outbox sweeper hands it to a job, which
+ * settles it as unanswered once the webhook timeout has passed (D5), as
+ * when a worker dies running the job.
+ */
+export async function sendAcceptanceNow(rt: Runtime, deliveryId: string): Promise<void> {
+  const sends = rt.acceptanceSends;
+  const started = sends?.tryStart(deliveryId, async () => {
+    try {
+      await dispatchAcceptance(rt, deliveryId);
+    } catch (err) {
+      rt.log.warn({ err, deliveryId }, 'acceptance notification not sent from the selecting process; enqueued');
+      await enqueueAcceptance(rt, deliveryId);
+    }
+  });
+  if (!started) await enqueueAcceptance(rt, deliveryId);
+}
+
+/**
  * Sends the notification of a pending delivery, once: the delivery is claimed
  * (pending → sending) before anything goes out, so a second job, a re-run
  * after a crash or a concurrent caller sends nothing. Returns what the
@@ -111,8 +136,10 @@ async function rejectSelection(rt: Runtime, em: EntityManager, deliveryId: strin
  * Re-enqueues the acceptance notification of an offer when it is still
  * pending or claimed-but-unanswered (a process died between commit and
  * enqueue, or while sending). Harmless otherwise: the job id is the same and
- * the claim decides.
+ * the claim decides. One this process is sending right now is left to it.
  */
 export async function resumeAcceptance(rt: Runtime, offerUuid: string): Promise<void> {
-  for (const id of await unfinishedOf(rt.orm.em.fork(), offerUuid, 'acceptance')) await enqueueAcceptance(rt, id);
+  for (const id of await unfinishedOf(rt.orm.em.fork(), offerUuid, 'acceptance')) {
+    if (!rt.acceptanceSends?.has(id)) await enqueueAcceptance(rt, id);
+  }
 }

@@ -17,7 +17,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer, OfferResponse } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
-import { enqueueAcceptance, resumeAcceptance } from './acceptanceNotification.js';
+import { resumeAcceptance, sendAcceptanceNow } from './acceptanceNotification.js';
 import { afterCommit, onCommit, type OfferRef } from '../lifecycle/announce.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { rankResponses } from './ranking.js';
@@ -84,12 +84,12 @@ async function closeWindows(em: EntityManager, rt: Runtime, offers: Offer[]): Pr
   const closed: Closed[] = [];
   const deliveries: string[] = [];
   const unanswered: Offer[] = [];
-  // after the commit, first the acceptance notifications (6.1) and the expiries of the unanswered, then the
-  // transitions' own announcements (a lost expiry enqueue is the sweeper's once the offer is overdue)
+  // after the commit, first the acceptance notifications (6.1: sent from here when this process sends them, else
+  // enqueued) and the expiries of the unanswered, then the transitions' own announcements (a lost expiry enqueue is the sweeper's once the offer is overdue)
   onCommit(em, async () => {
     await Promise.all([
       ...deliveries.map((deliveryId) =>
-        afterCommit(rt, 'enqueue acceptance notification', { deliveryId }, () => enqueueAcceptance(rt, deliveryId)),
+        afterCommit(rt, 'send acceptance notification', { deliveryId }, () => sendAcceptanceNow(rt, deliveryId)),
       ),
       ...unanswered.map((offer) => afterCommit(rt, 'enqueue expiry', { uuid: offer.uuid }, () => scheduleExpiry(rt, offer))),
     ]);

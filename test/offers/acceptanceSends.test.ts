@@ -1,0 +1,185 @@
+/**
+ * Issue 12, item 3: the acceptance notification (6.1) sent by the process
+ * that selected, right after the commit, without the webhook-dispatch queue's
+ * hop; still once (the same claim as the job's), bounded in number, handed to
+ * the queue when it cannot be sent from there, and finished before the
+ * process stops.
+ */
+import { expect } from 'chai';
+import nock from 'nock';
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
+import { sendAcceptanceNow } from '../../src/domain/offers/selection/acceptanceNotification.js';
+import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
+import { InFlight } from '../../src/main/inFlight.js';
+import type { Runtime } from '../../src/main/runtime.js';
+import { jobId } from '../../src/queues/registry.js';
+import { startWorkers } from '../../workers/index.js';
+import { resetDb } from '../helpers/db.js';
+import { makeServiceType } from '../helpers/factories.js';
+import { startApp, type TestApp } from '../helpers/harness.js';
+import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('InFlight', () => {
+  const never = () => new Promise<void>(() => undefined);
+
+  it('starts up to its limit, one task per key, and reports a task that throws', async () => {
+    const errors: unknown[] = [];
+    const f = new InFlight(2, (err) => errors.push(err));
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    expect(f.tryStart('a', () => held)).to.equal(true);
+    expect(f.tryStart('a', never), 'the same key again').to.equal(false);
+    expect(f.tryStart('b', () => Promise.reject(new Error('boom')))).to.equal(true);
+    expect(f.tryStart('c', never), 'full').to.equal(false);
+    expect(f.has('a')).to.equal(true);
+    await waitFor(() => errors.length === 1, 1000, 'the failure to be reported');
+    expect((errors[0] as Error).message).to.equal('boom');
+    expect(f.has('b'), 'an ended task leaves').to.equal(false);
+    release();
+    await f.drain();
+    expect(f.size).to.equal(0);
+  });
+
+  it('drain waits for the running tasks and refuses new ones', async () => {
+    const f = new InFlight(5, () => undefined);
+    let release!: () => void;
+    let ended = false;
+    f.tryStart('a', async () => {
+      await new Promise<void>((resolve) => (release = resolve));
+      ended = true;
+    });
+    let drained = false;
+    const draining = f.drain().then(() => (drained = true));
+    expect(f.tryStart('b', never), 'refused while draining').to.equal(false);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drained).to.equal(false);
+    release();
+    await draining;
+    expect(ended).to.equal(true);
+  });
+
+  it('a limit of 0 starts nothing', () => {
+    expect(new InFlight(0, () => undefined).tryStart('a', never)).to.equal(false);
+  });
+});
+
+describe('acceptance notification sent by the selecting process', () => {
+  let app: TestApp;
+  let gen: Generator;
+  const fork = () => app.rt.orm.em.fork();
+  const dispatchJob = (deliveryId: string) => app.rt.queues.get('webhook-dispatch').getJob(jobId('deliver', deliveryId));
+  const deliveryOf = (uuid: string) => fork().findOneOrFail(WebhookDelivery, { offer: uuid });
+
+  /** An offer answered by a central (its window closes when the test evaluates it). */
+  async function answered(auth = gen.auth): Promise<string> {
+    const r = await makeResponder(fork());
+    const body = offerBody();
+    expect((await app.client.post('api/v3/oferta', { json: body, headers: { authorization: auth } })).statusCode).to.equal(200);
+    const uuid = body.uuid as string;
+    expect((await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, r), headers: { 'x-apikey': r.key } })).statusCode).to.equal(200);
+    return uuid;
+  }
+
+  before(async () => {
+    app = await startApp({ env: { WEBHOOK_TIMEOUT_MS: '5000' } });
+    await resetDb(app.rt.orm);
+    await makeServiceType(fork(), { id: 1 });
+    gen = await makeGenerator(fork());
+  });
+  afterEach(() => {
+    nock.cleanAll();
+    app.rt.acceptanceSends = null;
+  });
+  after(async () => app.close());
+
+  it('is sent once, right after the selection, with no webhook-dispatch job', async () => {
+    const sends = new InFlight(5, (err) => expect.fail(String(err)));
+    app.rt.acceptanceSends = sends;
+    const uuid = await answered();
+    const scope = nock(GENERATOR_URL).put(RESPUESTA_PATH).reply(200, 'ok');
+    expect(await evaluateOffer(app.rt, uuid)).to.equal('selected');
+    await sends.drain();
+    expect(scope.isDone()).to.equal(true);
+    const delivery = await deliveryOf(uuid);
+    expect(delivery).to.include({ state: 'ok', attempts: 1, statusCode: 200 });
+    expect(await dispatchJob(delivery.id), 'no queue hop').to.equal(undefined);
+    expect((await fork().findOneOrFail(Offer, { uuid })).state).to.equal('ACEPTADA');
+  });
+
+  it('goes to the queue when enough are in flight, or in a process that does not send them', async () => {
+    for (const sends of [new InFlight(0, () => undefined), null]) {
+      app.rt.acceptanceSends = sends;
+      const uuid = await answered();
+      const scope = nock(GENERATOR_URL).put(RESPUESTA_PATH).reply(200);
+      expect(await evaluateOffer(app.rt, uuid)).to.equal('selected');
+      const delivery = await deliveryOf(uuid);
+      expect((await dispatchJob(delivery.id))?.data).to.deep.equal({ deliveryId: delivery.id });
+      expect(scope.isDone(), 'not sent here').to.equal(false);
+      expect(delivery.state).to.equal('pending');
+    }
+  });
+
+  it('goes to the queue when the send fails before an answer is recorded', async () => {
+    const uuid = await answered();
+    expect(await evaluateOffer(app.rt, uuid)).to.equal('selected');
+    const delivery = await deliveryOf(uuid);
+    await (await dispatchJob(delivery.id))!.remove();
+    const broken = {
+      ...app.rt,
+      acceptanceSends: new InFlight(5, (err) => expect.fail(String(err))),
+      orm: { em: { fork: () => { throw new Error('database unavailable'); } } } as unknown as MikroORM,
+    } as Runtime;
+    await sendAcceptanceNow(broken, delivery.id);
+    await broken.acceptanceSends!.drain();
+    expect((await dispatchJob(delivery.id))?.data).to.deep.equal({ deliveryId: delivery.id });
+    expect((await deliveryOf(uuid)).state).to.equal('pending');
+  });
+
+  describe('with a generator that holds its answer', () => {
+    let server: Server;
+    const held: ServerResponse[] = [];
+    let hookUrl = '';
+
+    before(async () => {
+      server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => held.push(res));
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    after(async () => {
+      for (const res of held) res.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    it('a worker group stops only once its sends have their answer; a later evaluation of the offer enqueues nothing meanwhile', async () => {
+      const slow = await makeGenerator(fork(), { urlApi: hookUrl, apiEndpoint: { respuesta: '/hook' } });
+      const group = await startWorkers(app.rt, { queues: ['webhook-dispatch'] });
+      expect(app.rt.acceptanceSends, 'the process taking webhook-dispatch jobs sends them itself').to.not.equal(null);
+      const uuid = await answered(slow.auth);
+      expect(await evaluateOffer(app.rt, uuid)).to.equal('selected');
+      await waitFor(() => held.length === 1, 5000, 'the generator to receive the notification');
+      const delivery = await deliveryOf(uuid);
+      expect(delivery.state).to.equal('sending');
+
+      // the offer's own evaluation job, run after a batch closed it, leaves the send to this process
+      expect(await evaluateOffer(app.rt, uuid)).to.equal('nothing');
+      expect(await dispatchJob(delivery.id)).to.equal(undefined);
+
+      let closed = false;
+      const closing = group.close().then(() => (closed = true));
+      await waitFor(() => group.workers.every((w) => !w.isRunning()), 5000, 'the queue workers to stop');
+      expect(closed, 'still waiting for the answer').to.equal(false);
+      held[0].end('ok');
+      await closing;
+      expect(await deliveryOf(uuid)).to.include({ state: 'ok', statusCode: 200, attempts: 1 });
+      expect((await fork().findOneOrFail(Offer, { uuid })).state).to.equal('ACEPTADA');
+      expect(held).to.have.length(1);
+    });
+  });
+});
