@@ -28,7 +28,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { loadConfig } from '../config/index.js';
 import { dropDatabase, ensureDatabase, migrate } from '../src/db/database.js';
 import { ApiUser, Offer } from '../src/db/entities/index.js';
-import { announceTransition } from '../src/domain/offers/lifecycle/announce.js';
+import { announceTransitions } from '../src/domain/offers/lifecycle/announce.js';
 import { lockOffer, transition } from '../src/domain/offers/lifecycle/stateMachine.js';
 import { startHttpServer } from '../src/http/server.js';
 import { createRuntime, type Runtime } from '../src/main/runtime.js';
@@ -228,7 +228,7 @@ async function serviceTarget(rt: Runtime): Promise<Target & { close(): Promise<v
         transition(tx, (await lockOffer(tx, uuid)) as Offer, { to: 'NO_ASIGNADA', by: 'no-asignacion', actor: 'bench' }),
       );
       const t1 = clock();
-      await announceTransition(rt, { uuid, generatorId: generator.id }, result);
+      await announceTransitions(rt, [{ offer: { uuid, generatorId: generator.id }, result }]);
       return { t0, t1 };
     },
     close: () => http.close(),

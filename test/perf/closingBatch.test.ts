@@ -104,6 +104,37 @@ describe('closing windows in batches (issue 12.3)', () => {
     expect(await fork().count(OfferTransition, { offer: big[0], fromState: 'ABIERTA' })).to.equal(1);
   });
 
+  it('the live events of a batch go out in two round trips, each offer\'s in its order', async () => {
+    const uuids = await offers([true, false, true, false, true]);
+    const events = app.rt.events;
+    const rounds: string[][] = [];
+    const spy = {
+      publish: async (...args: Parameters<typeof events.publish>) => {
+        rounds.push([`${(args[0] as { offerUuid?: string }).offerUuid} ${args[1]}`]);
+        return events.publish(...args);
+      },
+      publishMany: async (messages: Parameters<typeof events.publishMany>[0]) => {
+        rounds.push(messages.map((m) => `${(m.audience as { offerUuid?: string }).offerUuid} ${m.event}`));
+        return events.publishMany(messages);
+      },
+    };
+    app.rt.events = spy;
+    try {
+      expect(await evaluateOffer(app.rt, uuids[0])).to.equal('selected');
+    } finally {
+      app.rt.events = events;
+    }
+    expect(rounds, 'offer.state of every move, then the accepted and closed events').to.have.length(2);
+    expect(rounds[0]).to.deep.equal(uuids.map((u) => `${u} offer.state`));
+    expect(rounds[1]).to.deep.equal(
+      uuids.flatMap((u, i) => (i % 2 === 0 ? [`${u} offer.accepted`, `${u} offer.closed`] : [`${u} offer.closed`])),
+    );
+    // the unanswered windows' state notifications (D12) were enqueued all the same
+    const notices = await fork().find(WebhookDelivery, { offer: { $in: uuids.filter((_, i) => i % 2 === 1) }, kind: 'state' });
+    expect(notices).to.have.length(2);
+    for (const d of notices) expect(await app.rt.queues.get('state-notification').getJob(jobId('notify', d.id)), d.id).to.not.equal(undefined);
+  });
+
   it('a window another transaction holds is left to it; the job\'s own offer is waited for', async () => {
     const [mine, held] = await offers([true, true]);
     const holder = new pg.Client({ connectionString: app.rt.config.databaseUrl });

@@ -3,7 +3,8 @@
  * transition declares its own (stateMachine.ts: enqueue its state
  * notifications (D12) and publish the live `offer.state` event (D10)) on the
  * transaction it runs in, so no caller can forget them; other code declares
- * its steps with `onCommit`. They run in order, once the root transaction has
+ * its steps with `onCommit`. They run in order (consecutive transitions'
+ * announcements together, see announceTransitions), once the root transaction has
  * committed (MikroORM's afterTransactionCommit, subscribed in
  * src/main/runtime.ts), and are dropped when it rolls back. None can fail
  * what is committed: a lost enqueue is logged and picked up by the outbox
@@ -13,7 +14,7 @@ import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Runtime } from '../../../main/runtime.js';
 import { enqueueStateNotification } from '../../notifications/enqueue.js';
-import { publishOfferEvent } from './events.js';
+import { publishOfferEvent, publishOfferEvents } from './events.js';
 import type { TransitionResult } from './stateMachine.js';
 
 export interface OfferRef {
@@ -24,10 +25,16 @@ export interface OfferRef {
 /** A step that follows a commit. */
 export type CommitStep = (rt: Runtime) => Promise<void>;
 
-/** The steps of each open root transaction, by the EntityManager fork it runs in. */
-const pending = new WeakMap<object, CommitStep[]>();
+/** A transition's announcement, declared by the state machine. */
+export interface Announcement {
+  offer: OfferRef;
+  result: TransitionResult;
+}
 
-function stepsOf(em: EntityManager): CommitStep[] {
+/** The steps of each open root transaction, by the EntityManager fork it runs in. */
+const pending = new WeakMap<object, Array<CommitStep | Announcement>>();
+
+function stepsOf(em: EntityManager): Array<CommitStep | Announcement> {
   const steps = pending.get(em);
   if (!steps) {
     throw new Error('after-commit steps need a root transaction: run this inside em.transactional() of the runtime\'s ORM, not nested in another');
@@ -58,17 +65,30 @@ export async function afterCommit(rt: Runtime, step: string, context: Record<str
   }
 }
 
-/** What a transition declares: its state notifications' jobs, then the live `offer.state` event. */
-export async function announceTransition(rt: Runtime, offer: OfferRef, result: TransitionResult): Promise<void> {
-  for (const deliveryId of result.notificationIds) {
-    await afterCommit(rt, 'enqueue state notification', { uuid: offer.uuid, deliveryId }, () => enqueueStateNotification(rt, deliveryId));
-  }
-  await publishOfferEvent(rt, offer, 'offer.state', { estado: result.to, anterior: result.from, fecha: new Date().toISOString() });
+/**
+ * What transitions declare: their state notifications' jobs, then their live
+ * `offer.state` events. Consecutive moves of one transaction (a batch of
+ * closing windows) are announced together: the jobs added at once on the one
+ * connection (Redis keeps their order) and the events in one pipeline, in the
+ * order of the moves, instead of a round trip waited for per job and event.
+ */
+export async function announceTransitions(rt: Runtime, moves: readonly Announcement[]): Promise<void> {
+  await Promise.all(
+    moves.flatMap(({ offer, result }) =>
+      result.notificationIds.map((deliveryId) =>
+        afterCommit(rt, 'enqueue state notification', { uuid: offer.uuid, deliveryId }, () => enqueueStateNotification(rt, deliveryId)),
+      ),
+    ),
+  );
+  const fecha = new Date().toISOString();
+  const events = moves.map(({ offer, result }) => ({ offer, event: 'offer.state' as const, data: { estado: result.to, anterior: result.from, fecha } }));
+  if (events.length === 1) await publishOfferEvent(rt, events[0].offer, events[0].event, events[0].data);
+  else await publishOfferEvents(rt, events);
 }
 
 /** Declares the announcement of a move on the transaction that makes it. */
 export function announceOnCommit(em: EntityManager, offer: OfferRef, result: TransitionResult): void {
-  onCommit(em, (rt) => announceTransition(rt, offer, result));
+  stepsOf(em).push({ offer, result });
 }
 
 /** The MikroORM subscriber that runs the declared steps after each root transaction's commit. */
@@ -82,7 +102,16 @@ export class CommitSteps implements EventSubscriber {
   async afterTransactionCommit(args: TransactionEventArgs): Promise<void> {
     const steps = pending.get(args.em) ?? [];
     pending.delete(args.em);
-    for (const step of steps) await afterCommit(this.rt, 'after commit', {}, () => step(this.rt));
+    let moves: Announcement[] = [];
+    for (const step of [...steps, null]) {
+      if (step !== null && typeof step !== 'function') {
+        moves.push(step);
+        continue;
+      }
+      if (moves.length) await afterCommit(this.rt, 'announce transitions', {}, () => announceTransitions(this.rt, moves));
+      moves = [];
+      if (step) await afterCommit(this.rt, 'after commit', {}, () => step(this.rt));
+    }
   }
 
   afterTransactionRollback(args: TransactionEventArgs): void {

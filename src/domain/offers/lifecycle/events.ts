@@ -3,14 +3,31 @@
  * every socket subscribed to it. A failed publish is logged, never thrown.
  */
 import type { Runtime } from '../../../main/runtime.js';
+import type { BusMessage } from '../../../realtime/bus.js';
 import type { OfferRef } from './announce.js';
 
 export type OfferEvent = 'offer.response' | 'offer.accepted' | 'offer.state' | 'offer.closed' | 'offer.subscribe';
 
 export type ClosedResult = 'selected' | 'no-response' | 'withdrawn' | 'assigned-own';
 
+export interface OfferEventOf {
+  offer: OfferRef;
+  event: OfferEvent;
+  data: Record<string, unknown>;
+}
+
+function message({ offer, event, data }: OfferEventOf): BusMessage {
+  return { audience: { kind: 'offer', offerUuid: offer.uuid, apiUserId: offer.generatorId }, event, data: { uuid: offer.uuid, ...data } };
+}
+
 export async function publishOfferEvent(rt: Runtime, offer: OfferRef, event: OfferEvent, data: Record<string, unknown>): Promise<void> {
+  const msg = message({ offer, event, data });
+  await rt.events.publish(msg.audience, event, msg.data).catch((err: unknown) => rt.log.warn({ err, uuid: offer.uuid, event }, 'offer event not published'));
+}
+
+/** Several offers' events in one round trip (a pipeline), in the order given (a batch of closing windows). */
+export async function publishOfferEvents(rt: Runtime, events: readonly OfferEventOf[]): Promise<void> {
   await rt.events
-    .publish({ kind: 'offer', offerUuid: offer.uuid, apiUserId: offer.generatorId }, event, { uuid: offer.uuid, ...data })
-    .catch((err: unknown) => rt.log.warn({ err, uuid: offer.uuid, event }, 'offer event not published'));
+    .publishMany(events.map(message))
+    .catch((err: unknown) => rt.log.warn({ err, uuids: [...new Set(events.map((e) => e.offer.uuid))] }, 'offer events not published'));
 }

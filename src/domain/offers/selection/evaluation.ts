@@ -19,10 +19,10 @@ import { Offer, OfferResponse } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
 import { resumeAcceptance, sendAcceptanceNow } from './acceptanceNotification.js';
 import { afterCommit, onCommit, type OfferRef } from '../lifecycle/announce.js';
-import { publishOfferEvent } from '../lifecycle/events.js';
+import { publishOfferEvents, type OfferEventOf } from '../lifecycle/events.js';
 import { rankResponses } from './ranking.js';
 import { selectionLateness } from '../../../metrics/metrics.js';
-import { announceSelection, selectResponse, type Selection } from './selection.js';
+import { selectResponse, selectionEvents, type Selection } from './selection.js';
 import { lockOffer, transition } from '../lifecycle/stateMachine.js';
 import { scheduleExpiry } from '../create/schedule.js';
 
@@ -53,15 +53,18 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
     const offers = own?.state === 'ABIERTA' ? [own, ...others] : others;
     return offers.length ? closeWindows(em, rt, offers) : [];
   });
+  // the live events of every window closed, in one round trip (each offer's `offer.state` went before, on commit)
+  const events: OfferEventOf[] = [];
   for (const c of closed) {
     if (c.kind === 'selected') {
       // D19: deadline → selection committed (the transaction above has committed)
       if (c.deadlineAt) selectionLateness.observe(Math.max(0, Date.now() - c.deadlineAt.getTime()) / 1000);
-      await announceSelection(rt, c.selection, { dispatch: false, closed: 'selected' });
+      events.push(...selectionEvents(c.selection, 'selected'));
     } else {
-      await publishOfferEvent(rt, c.ref, 'offer.closed', { result: 'no-response' });
+      events.push({ offer: c.ref, event: 'offer.closed', data: { result: 'no-response' } });
     }
   }
+  if (events.length) await publishOfferEvents(rt, events);
   const mine = closed.find((c) => c.uuid === uuid);
   if (!mine) await resumeAcceptance(rt, uuid);
   return mine?.kind ?? 'nothing';

@@ -13,7 +13,7 @@ import type { Runtime } from '../../../main/runtime.js';
 import type { OfferState } from '../lifecycle/states.js';
 import { enqueueAcceptance, planAcceptanceNotification } from './acceptanceNotification.js';
 import { afterCommit, type OfferRef } from '../lifecycle/announce.js';
-import { publishOfferEvent, type ClosedResult } from '../lifecycle/events.js';
+import { publishOfferEvent, type ClosedResult, type OfferEventOf } from '../lifecycle/events.js';
 import { rankingEntries } from './ranking.js';
 import { ensureServiceCodes } from '../lifecycle/codes.js';
 import { responseView, type ResponseView } from '../acceptance/responses.js';
@@ -77,6 +77,12 @@ export async function announceSelection(
   if (opts.dispatch && deliveryId) {
     await afterCommit(rt, 'enqueue acceptance notification', { uuid: sel.offer.uuid, deliveryId }, () => enqueueAcceptance(rt, deliveryId));
   }
-  await publishOfferEvent(rt, sel.offer, 'offer.accepted', { accepted: sel.accepted });
-  if (opts.closed) await publishOfferEvent(rt, sel.offer, 'offer.closed', { result: opts.closed });
+  for (const e of selectionEvents(sel, opts.closed)) await publishOfferEvent(rt, e.offer, e.event, e.data);
+}
+
+/** The live events of a selection: `offer.accepted`, then `offer.closed` when it closed the window. */
+export function selectionEvents(sel: Selection, closed: ClosedResult | null): OfferEventOf[] {
+  const events: OfferEventOf[] = [{ offer: sel.offer, event: 'offer.accepted', data: { accepted: sel.accepted } }];
+  if (closed) events.push({ offer: sel.offer, event: 'offer.closed', data: { result: closed } });
+  return events;
 }
