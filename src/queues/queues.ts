@@ -41,6 +41,15 @@ export class Queues {
     await this.get(queue).add(name, data, opts.delay === undefined ? options : { ...options, delay: opts.delay });
   }
 
+  /**
+   * Withdraws jobs no longer needed (a window another batch closed): removed when waiting or delayed, left alone
+   * when a worker holds one (it then finds nothing to do). Sent together, one wait for all.
+   */
+  async withdraw<Q extends QueueName, N extends JobName<Q>>(queue: Q, name: N, payloads: readonly JobPayload<Q, N>[]): Promise<void> {
+    const q = this.get(queue);
+    await Promise.all(payloads.map((data) => q.remove(String(jobOptions(queue, name, data, this.settings).jobId))));
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.all().map((q) => q.close()));
   }

@@ -3,7 +3,8 @@
  * offer past its deadline that no one else holds, in the same statements for
  * two windows as for twelve (counted at the pg driver, not timed); a window
  * another transaction holds is left to it, while the job's own offer is
- * waited for; each closed window's 6.1 send is enqueued once.
+ * waited for; each closed window's 6.1 send is enqueued once; the other
+ * windows' evaluation jobs are withdrawn.
  */
 import { expect } from 'chai';
 import pg from 'pg';
@@ -133,6 +134,17 @@ describe('closing windows in batches (issue 12.3)', () => {
     const notices = await fork().find(WebhookDelivery, { offer: { $in: uuids.filter((_, i) => i % 2 === 1) }, kind: 'state' });
     expect(notices).to.have.length(2);
     for (const d of notices) expect(await app.rt.queues.get('state-notification').getJob(jobId('notify', d.id)), d.id).to.not.equal(undefined);
+  });
+
+  it('withdraws the evaluation jobs of the other windows it closed', async () => {
+    const uuids = await offers([true, false, true]);
+    const [notDue] = await offers([true], false);
+    const queue = app.rt.queues.get('offer-evaluation');
+    for (const offerUuid of [...uuids, notDue]) await app.rt.queues.add('offer-evaluation', 'evaluate', { offerUuid }, { delay: 60_000 });
+    expect(await evaluateOffer(app.rt, uuids[1])).to.equal('no-response');
+    expect(await queue.getJob(jobId('evaluate', uuids[1])), 'the running job is its own').to.not.equal(undefined);
+    for (const u of [uuids[0], uuids[2]]) expect(await queue.getJob(jobId('evaluate', u)), u).to.equal(undefined);
+    expect(await queue.getJob(jobId('evaluate', notDue)), 'a window still open keeps its job').to.not.equal(undefined);
   });
 
   it('a window another transaction holds is left to it; the job\'s own offer is waited for', async () => {

@@ -7,9 +7,10 @@
  * also closes every other ABIERTA offer whose deadline has passed and that no
  * one else holds (FOR UPDATE SKIP LOCKED, up to CLOSE_BATCH), with one read
  * of their responses and one flush for all of them. When many windows close
- * at once and the jobs queue up, the first job closes what is due and the
- * jobs behind it find their offer closed: the cost per window falls as the
- * load grows, so selection stays punctual. The job's own offer is locked
+ * at once and the jobs queue up, the first job closes what is due and
+ * withdraws the jobs of the others it closed (one already running finds its
+ * offer closed): the cost per window falls as the load grows, so selection
+ * stays punctual. The job's own offer is locked
  * first and waited for (a response being written holds it), the others are
  * only taken when free, so no two batches wait on each other.
  */
@@ -36,8 +37,8 @@ type Closed =
 
 /** ABIERTA → ACEPTADA with the best response, or → SIN_RESPUESTA without any. Returns what happened to `uuid`. */
 export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selected' | 'no-response' | 'nothing'> {
-  // A window another job's batch closed meanwhile costs two plain reads (no transaction, no lock): its state,
-  // then, to repair a lost enqueue, its acceptance notification still unsent.
+  // A window another job's batch closed while this job was already running costs two plain reads (no transaction,
+  // no lock): its state, then, to repair a lost enqueue, its acceptance notification still unsent.
   const [seen] = await rt.orm.em.getConnection().execute<Array<{ state: string }>>(`select state from offer where uuid = ?`, [uuid]);
   if (seen?.state !== 'ABIERTA') {
     await resumeAcceptance(rt, uuid);
@@ -64,7 +65,17 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
       events.push({ offer: c.ref, event: 'offer.closed', data: { result: 'no-response' } });
     }
   }
-  if (events.length) await publishOfferEvents(rt, events);
+  // The evaluation jobs of the other windows this batch closed would only find them closed: withdrawn (a job
+  // already running is left to end on its own; a lost 6.1 enqueue they used to repair is the sweeper's).
+  const othersClosed = closed.filter((c) => c.uuid !== uuid).map((c) => ({ offerUuid: c.uuid }));
+  await Promise.all([
+    events.length ? publishOfferEvents(rt, events) : undefined,
+    othersClosed.length
+      ? afterCommit(rt, 'withdraw closed windows\' evaluations', { count: othersClosed.length }, () =>
+          rt.queues.withdraw('offer-evaluation', 'evaluate', othersClosed),
+        )
+      : undefined,
+  ]);
   const mine = closed.find((c) => c.uuid === uuid);
   if (!mine) await resumeAcceptance(rt, uuid);
   return mine?.kind ?? 'nothing';
