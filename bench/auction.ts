@@ -167,8 +167,8 @@ async function until(check: () => Promise<boolean>, maxMs: number): Promise<bool
   return false;
 }
 
-/** Resident memory (MB) of a process and each descendant, with its command line, from /proc (Linux). */
-function treeRss(root: number): Array<{ pid: number; name: string; mb: number }> {
+/** A process and each descendant, with its command line, resident memory (MB) and CPU seconds so far, from /proc (Linux). */
+function treeProcesses(root: number): Array<{ pid: number; name: string; mb: number; cpuS: number }> {
   const parents = new Map<number, number>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -179,25 +179,38 @@ function treeRss(root: number): Array<{ pid: number; name: string; mb: number }>
       // the process ended meanwhile
     }
   }
-  const out: Array<{ pid: number; name: string; mb: number }> = [];
+  const out: Array<{ pid: number; name: string; mb: number; cpuS: number }> = [];
   const todo = [root];
   while (todo.length) {
     const pid = todo.pop()!;
     try {
       const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const cpuS = (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ
       const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
       // the entry point: the last .js argument (npm start's children preload src/main/stopSignals.js first)
       const script = cmd.filter((c) => c.endsWith('.js')).pop() ?? cmd[0] ?? '?';
       // a worker's role: the queues `npm start` gave it (WORKER_QUEUES in its environment)
       const queues = /(?:^|\0)WORKER_QUEUES=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8'))?.[1];
       const role = queues ? (queues.includes('offer-evaluation') ? ' (time-critical)' : ' (background)') : '';
-      out.push({ pid, name: script.replace(/^.*dist\//, '') + role, mb: kb / 1024 });
+      out.push({ pid, name: script.replace(/^.*dist\//, '') + role, mb: kb / 1024, cpuS });
     } catch {
       // gone
     }
     for (const [child, ppid] of parents) if (ppid === pid) todo.push(child);
   }
   return out;
+}
+
+/** Resident memory (MB) of a process and each descendant. */
+function treeRss(root: number): Array<{ pid: number; name: string; mb: number }> {
+  return treeProcesses(root).map(({ pid, name, mb }) => ({ pid, name, mb }));
+}
+
+/** CPU seconds of the time-critical worker (evaluation and the 6.1) under `root`. */
+function timeCriticalCpuSeconds(root: number): number {
+  return treeProcesses(root).find((p) => p.name.endsWith('(time-critical)'))?.cpuS ?? NaN;
 }
 
 /** CPU seconds (user + system) of a process and all its descendants, from /proc (Linux). */
@@ -653,12 +666,18 @@ async function main(): Promise<void> {
     const firstDeadline = (await sql<{ d: Date }>(`select min(deadline_at) as d from offer where uuid = any(?::uuid[])`, [`{${uuids.join(',')}}`]))[0].d;
     await sleep(Math.max(0, new Date(firstDeadline).getTime() - Date.now()));
     const backlogAtDeadline = await backlog();
+    const closingCpu0 = { service: treeCpuSeconds(pid), critical: timeCriticalCpuSeconds(pid) };
     const settled = await until(
       async () =>
         receiver.acceptances.size >= PIPELINE_OFFERS - refused &&
         Number((await sql<{ n: string }>(`select count(*) as n from offer where state = 'ABIERTA' and uuid = any(?::uuid[])`, [`{${uuids.join(',')}}`]))[0].n) === 0,
       WINDOW_MS + DRAIN_MAX_S * 1000,
     );
+    // what closing the windows and sending their 6.1 cost, per window: CPU time, which a busy host stretches less than latency
+    const closingCpuMs = {
+      service: ((treeCpuSeconds(pid) - closingCpu0.service) * 1000) / PIPELINE_OFFERS,
+      critical: ((timeCriticalCpuSeconds(pid) - closingCpu0.critical) * 1000) / PIPELINE_OFFERS,
+    };
     agent.destroy();
     stepAgent.destroy();
     const rows = await sql<{ uuid: string; deadline: Date; selected: Date | null; to_state: string | null; claimed: Date | null }>(
@@ -731,6 +750,7 @@ async function main(): Promise<void> {
     row('pipeline: deadline → selection p50 / p99 (ms)', `${f0(pct(selectionLate, 50))} / ${f0(pct(selectionLate, 99))}`, '—', 'goal ≤ 50');
     row('pipeline: deadline → 6.1 request received p50 / p99 (ms)', `${f0(pct(notifyLate, 50))} / ${f0(pct(notifyLate, 99))}`, '—', 'goal ≤ 50');
     row('pipeline: selection → 6.1 claimed / claimed → received p50 / p99 (ms)', `${f0(pct(claimLate, 50))} / ${f0(pct(claimLate, 99))}, ${f0(pct(sendLate, 50))} / ${f0(pct(sendLate, 99))}`, '—', '');
+    row('pipeline: CPU per window closed and notified, time-critical worker / whole service (ms)', `${f2(closingCpuMs.critical)} / ${f2(closingCpuMs.service)}`, '—', '');
     row('pipeline: outcomes', JSON.stringify(outcomes), '—', '');
     if (refused || !settled) console.log(`(pipeline: ${refused} requests refused; ${settled ? 'all settled' : 'NOT all settled within the bound'})`);
     if (soak.length === 3) {
