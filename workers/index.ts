@@ -11,10 +11,11 @@
  * loop; a notification is mostly an HTTP wait (no connection held meanwhile).
  * Webhook-dispatch (the 6.1 acceptance send) keeps a high concurrency (an
  * HTTP wait each); the process that runs it also sends the 6.1 of the
- * selections it commits itself, without the queue's hop (rt.acceptanceSends). Evaluation runs 4 jobs at once: each closes every window
- * already due (src/domain/offers/selection/evaluation.ts), so when many close
- * together the jobs queue briefly and the next one closes a larger batch,
- * instead of 50 small transactions competing for the CPU and the pool
+ * selections it commits itself, without the queue's hop
+ * (rt.acceptanceSends). Evaluation runs 4 jobs at once: each closes every
+ * window already due (src/domain/offers/selection/evaluation.ts), so when
+ * many close together the jobs queue briefly and the next one closes a larger
+ * batch, instead of 50 small transactions competing for the CPU and the pool
  * (measured: deadline → 6.1 request p50 ~500 → ~100 ms for 500 windows
  * closing within 3 s). `npm start` runs these two queues in their own
  * process (src/main/all.ts).

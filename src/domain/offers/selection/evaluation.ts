@@ -10,9 +10,9 @@
  * at once and the jobs queue up, the first job closes what is due and
  * withdraws the jobs of the others it closed (one already running finds its
  * offer closed): the cost per window falls as the load grows, so selection
- * stays punctual. The job's own offer is locked
- * first and waited for (a response being written holds it), the others are
- * only taken when free, so no two batches wait on each other.
+ * stays punctual. The job's own offer is locked first and waited for (a
+ * response being written holds it), the others are only taken when free, so
+ * no two batches wait on each other.
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -99,7 +99,8 @@ async function closeWindows(em: EntityManager, rt: Runtime, offers: Offer[]): Pr
   const deliveries: string[] = [];
   const unanswered: Offer[] = [];
   // after the commit, first the acceptance notifications (6.1: sent from here when this process sends them, else
-  // enqueued) and the expiries of the unanswered, then the transitions' own announcements (a lost expiry enqueue is the sweeper's once the offer is overdue)
+  // enqueued) and the expiries of the unanswered, then the transitions' own announcements (a lost expiry enqueue
+  // is the sweeper's once the offer is overdue)
   onCommit(em, async () => {
     await Promise.all([
       ...deliveries.map((deliveryId) =>
