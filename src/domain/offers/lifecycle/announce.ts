@@ -103,15 +103,20 @@ export class CommitSteps implements EventSubscriber {
     const steps = pending.get(args.em) ?? [];
     pending.delete(args.em);
     let moves: Announcement[] = [];
-    for (const step of [...steps, null]) {
-      if (step !== null && typeof step !== 'function') {
+    const announceMoves = async () => {
+      const batch = moves;
+      moves = [];
+      if (batch.length) await afterCommit(this.rt, 'announce transitions', {}, () => announceTransitions(this.rt, batch));
+    };
+    for (const step of steps) {
+      if (typeof step !== 'function') {
         moves.push(step);
         continue;
       }
-      if (moves.length) await afterCommit(this.rt, 'announce transitions', {}, () => announceTransitions(this.rt, moves));
-      moves = [];
-      if (step) await afterCommit(this.rt, 'after commit', {}, () => step(this.rt));
+      await announceMoves();
+      await afterCommit(this.rt, 'after commit', {}, () => step(this.rt));
     }
+    await announceMoves();
   }
 
   afterTransactionRollback(args: TransactionEventArgs): void {
