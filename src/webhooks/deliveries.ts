@@ -35,11 +35,12 @@ export function profileEndpoint(user: Pick<ApiUser, 'urlApi' | 'apiEndpoint'>, k
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
-export interface NewDelivery {
-  offer: Offer;
+export interface NewDelivery<O = Offer, R = ApiUser> {
+  /** the offer it is about: the entity, or its uuid for a batch written without the unit of work */
+  offer: O;
   kind: DeliveryKind;
-  /** the API user it goes to: its x-apikey and webhookSecret are read when sending, never stored */
-  receiver: ApiUser;
+  /** the API user it goes to (entity or id): its x-apikey and webhookSecret are read when sending, never stored */
+  receiver: R;
   url: string;
   body: Record<string, unknown>;
   /** unique; keeps a delivery from being planned twice. A random uuid unless given. */
@@ -48,10 +49,10 @@ export interface NewDelivery {
   eventHeader: boolean;
 }
 
-/** Adds a pending PUT to the unit of work; the caller's flush/commit writes it. */
-export function createDelivery(em: EntityManager, d: NewDelivery): WebhookDelivery {
+/** The pending PUT's row, as both the unit of work (createDelivery) and a batch's insertMany (closing.ts) write it. */
+export function deliveryRow<O, R>(d: NewDelivery<O, R>) {
   const eventId = d.eventId ?? randomUUID();
-  return em.create(WebhookDelivery, {
+  return {
     id: randomUUID(),
     offer: d.offer,
     kind: d.kind,
@@ -61,10 +62,20 @@ export function createDelivery(em: EntityManager, d: NewDelivery): WebhookDelive
     requestHeaders: { 'content-type': 'application/json', ...(d.eventHeader ? { 'x-event-id': eventId } : {}) },
     requestBody: d.body,
     receiver: d.receiver,
-    state: 'pending',
+    state: 'pending' as const,
     attempts: 0,
     createdAt: new Date(),
-  });
+  };
+}
+
+/** The rows of pending PUTs (deliveryRow, with the offer's uuid and the receiver's id) in one INSERT, outside the unit of work. */
+export async function insertDeliveries(em: EntityManager, rows: Array<ReturnType<typeof deliveryRow<string, number>>>): Promise<void> {
+  if (rows.length) await em.insertMany<WebhookDelivery>(WebhookDelivery, rows);
+}
+
+/** Adds a pending PUT to the unit of work; the caller's flush/commit writes it. */
+export function createDelivery(em: EntityManager, d: NewDelivery): WebhookDelivery {
+  return em.create(WebhookDelivery, deliveryRow(d));
 }
 
 /** A row claimed for sending, with its receiver's key and secret as they are now. */

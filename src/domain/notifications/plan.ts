@@ -63,10 +63,29 @@ export function notifiesGenerator(from: OfferState | null, to: OfferState): bool
   return !(to === 'ACEPTADA' || (from === 'ABIERTA' && to === 'ASIGNADA'));
 }
 
-interface Novelty {
-  central: Central;
+/** A receiver as the notices need it: the entity, or the columns a batch read (closing.ts). */
+export type NoticeReceiver = Pick<ApiUser, 'id' | 'urlApi' | 'apiEndpoint'>;
+
+interface Novelty<U extends NoticeReceiver = ApiUser> {
+  central: { apiUser?: U | null };
   estado: 'NO_ASIGNADA' | 'CANCELADA';
   detalle: string;
+}
+
+/**
+ * The "not assigned" novelties of a selection (→ ACEPTADA, or ASIGNADA by an
+ * own-central acceptance): every central that responded, in the order of the
+ * responses' ids, but the winner's.
+ */
+export function selectionNovelties<C extends { id: number }>(
+  responses: ReadonlyArray<{ id: number; central: C }>,
+  winnerCentralId: number | undefined,
+  to: 'ACEPTADA' | 'ASIGNADA',
+): Array<{ central: C; estado: 'NO_ASIGNADA'; detalle: string }> {
+  const centrals = new Map<number, C>([...responses].sort((a, b) => a.id - b.id).map((r) => [r.central.id, r.central]));
+  if (winnerCentralId !== undefined) centrals.delete(winnerCentralId);
+  const detalle = `EL SERVICIO NO FUE ASIGNADO A SU CENTRAL: ${NOT_ASSIGNED_REASON[to]}`;
+  return [...centrals.values()].map((central) => ({ central, estado: 'NO_ASIGNADA', detalle }));
 }
 
 async function centralNovelties(
@@ -74,7 +93,6 @@ async function centralNovelties(
   offer: Offer,
   from: OfferState | null,
   to: OfferState,
-  known?: readonly OfferResponse[],
 ): Promise<Novelty[]> {
   const assignedId = offer.assignedCentral?.id ?? null;
   if (to === 'CANCELADA') {
@@ -84,45 +102,59 @@ async function centralNovelties(
   }
   const selection = (to === 'ACEPTADA' || to === 'ASIGNADA') && (from === 'ABIERTA' || from === 'SIN_RESPUESTA');
   if (!selection && to !== 'NO_ASIGNADA' && to !== 'INACTIVA') return [];
-  const responses = known
-    ? [...known].sort((a, b) => a.id - b.id)
-    : await em.find(OfferResponse, { offer: offer.uuid }, { populate: ['central.apiUser'], orderBy: { id: 'asc' } });
-  const centrals = new Map<number, Central>(responses.map((r) => [r.central.id, r.central]));
+  const responses = await em.find(OfferResponse, { offer: offer.uuid }, { populate: ['central.apiUser'], orderBy: { id: 'asc' } });
   if (selection) {
     const winner = assignedId ?? responses.find((r) => r.id === offer.acceptedResponse)?.central.id;
-    if (winner !== undefined) centrals.delete(winner);
-  } else if (assignedId !== null && !centrals.has(assignedId)) {
+    return selectionNovelties(responses, winner, to as 'ACEPTADA' | 'ASIGNADA');
+  }
+  const centrals = new Map<number, Central>(responses.map((r) => [r.central.id, r.central]));
+  if (assignedId !== null && !centrals.has(assignedId)) {
     centrals.set(assignedId, await em.findOneOrFail(Central, assignedId, { populate: ['apiUser'] }));
   }
   const detalle = withReason(`EL SERVICIO NO FUE ASIGNADO A SU CENTRAL: ${NOT_ASSIGNED_REASON[to]}`, to === 'NO_ASIGNADA' ? offer.motivo : null);
   return [...centrals.values()].map((central) => ({ central, estado: 'NO_ASIGNADA', detalle }));
 }
 
-function plan(em: EntityManager, offer: Offer, kind: DeliveryKind, receiver: ApiUser, url: string, body: StateNotice): string {
-  const code = offer.codigoServicio ? { codigoServicio: offer.codigoServicio } : {};
-  return createDelivery(em, { offer, kind, receiver, url, body: { ...body, ...code }, eventHeader: true }).id;
+/** One notice to plan: who gets it, where, and its body (the service's code added once it has one, D16). */
+export interface Notice<U extends NoticeReceiver = ApiUser> {
+  kind: Extract<DeliveryKind, 'state' | 'novedad'>;
+  receiver: U;
+  url: string;
+  body: StateNotice;
 }
 
-/** `responses`: every response of the offer with `central.apiUser` loaded, when the caller holds them (saves a query). */
-export async function planStateNotifications(
-  em: EntityManager,
-  offer: Offer,
+/**
+ * The notices of a move from what is already known: the generator (when the
+ * move notifies it) and the centrals' novelties. Pure, so the state machine
+ * and a batch of closing windows plan the same notices.
+ */
+export function stateNotices<U extends NoticeReceiver>(
+  offer: Pick<Offer, 'uuid' | 'motivo' | 'codigoServicio'>,
+  generator: U | null,
   from: OfferState | null,
   to: OfferState,
-  responses?: readonly OfferResponse[],
-): Promise<string[]> {
-  const fecha = new Date().toISOString();
-  const ids: string[] = [];
-  if (notifiesGenerator(from, to)) {
-    const generator = await em.findOneOrFail(ApiUser, offer.generator.id);
+  novelties: ReadonlyArray<Novelty<U>>,
+  fecha: string,
+): Array<Notice<U>> {
+  const code = offer.codigoServicio ? { codigoServicio: offer.codigoServicio } : {};
+  const notices: Array<Notice<U>> = [];
+  if (generator && notifiesGenerator(from, to)) {
     const url = profileEndpoint(generator, 'estado');
     const detalle = withReason(GENERATOR_DETAIL[to] ?? `EL SERVICIO PASÓ AL ESTADO ${to}`, to === 'CANCELADA' || to === 'NO_ASIGNADA' ? offer.motivo : null);
-    if (url) ids.push(plan(em, offer, 'state', generator, url, { id: offer.uuid, estado: to, fecha, detalle }));
+    if (url) notices.push({ kind: 'state', receiver: generator, url, body: { id: offer.uuid, estado: to, fecha, detalle, ...code } });
   }
-  for (const n of await centralNovelties(em, offer, from, to, responses)) {
+  for (const n of novelties) {
     const receiver = n.central.apiUser;
     const url = receiver ? profileEndpoint(receiver, 'novedad') : null;
-    if (receiver && url) ids.push(plan(em, offer, 'novedad', receiver, url, { id: offer.uuid, estado: n.estado, fecha, detalle: n.detalle }));
+    if (receiver && url) notices.push({ kind: 'novedad', receiver, url, body: { id: offer.uuid, estado: n.estado, fecha, detalle: n.detalle, ...code } });
   }
-  return ids;
+  return notices;
+}
+
+/** Plans the notices of a move on the unit of work; returns their delivery ids. */
+export async function planStateNotifications(em: EntityManager, offer: Offer, from: OfferState | null, to: OfferState): Promise<string[]> {
+  const fecha = new Date().toISOString();
+  const generator = notifiesGenerator(from, to) ? await em.findOneOrFail(ApiUser, offer.generator.id) : null;
+  const notices = stateNotices(offer, generator, from, to, await centralNovelties(em, offer, from, to), fecha);
+  return notices.map((n) => createDelivery(em, { offer, kind: n.kind, receiver: n.receiver, url: n.url, body: { ...n.body }, eventHeader: true }).id);
 }

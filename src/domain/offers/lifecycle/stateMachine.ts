@@ -6,7 +6,7 @@
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, OfferTransition, type OfferResponse } from '../../../db/entities/index.js';
+import { Offer, OfferTransition } from '../../../db/entities/index.js';
 import { DomainError, type RefusedOperation } from '../../errors.js';
 import { planStateNotifications } from '../../notifications/plan.js';
 import { announceOnCommit, requireCommitSteps } from './announce.js';
@@ -77,14 +77,6 @@ export interface TransitionInput {
   techLat?: number | null;
   techLng?: number | null;
   detail?: Record<string, unknown>;
-  /**
-   * Every response of the offer, with `central.apiUser` loaded, when the
-   * caller already holds them (a batch of closing windows): the centrals'
-   * notifications are planned from them instead of a query.
-   */
-  responses?: readonly OfferResponse[];
-  /** false: the caller flushes once for many moves (the default flushes this one) */
-  flush?: boolean;
 }
 
 export interface TransitionResult {
@@ -128,8 +120,8 @@ export async function transition(em: EntityManager, offer: Offer, input: Transit
     techLng: input.techLng ?? null,
     detail: input.detail ?? null,
   });
-  const notificationIds = await planStateNotifications(em, offer, from, input.to, input.responses);
-  if (input.flush !== false) await em.flush();
+  const notificationIds = await planStateNotifications(em, offer, from, input.to);
+  await em.flush();
   const result = { from, to: input.to, notificationIds };
   announceOnCommit(em, { uuid: offer.uuid, generatorId: offer.generator.id }, result);
   return result;

@@ -19,27 +19,33 @@ import {
   unfinishedOf,
 } from '../../../webhooks/deliveries.js';
 import type { WebhookOutcome } from '../../../webhooks/send.js';
-import { acceptancePayload } from './acceptancePayload.js';
+import { acceptancePayload, type AcceptanceFacts } from './acceptancePayload.js';
 import { lockOffer, transition } from '../lifecycle/stateMachine.js';
 
 /** What is stored as "the peer never answered" when a claimed delivery is found abandoned. */
 export const ABANDONED_ERROR = 'no answer recorded: the sender stopped while waiting for the reply';
 
+/** What a selection's acceptance notification needs of the chosen response. */
+export type ChosenResponse = Pick<OfferResponse, 'techLat' | 'techLng' | 'timeMin'> & {
+  central: AcceptanceFacts['central'];
+  technician: AcceptanceFacts['technician'];
+};
+
 /**
- * In the selection's transaction: the pending delivery of the notification
- * (one per offer: its event id is derived from the uuid). Null when the
- * generator has no endpoint for it.
+ * The acceptance notification of a selection: where it goes, its body and its
+ * event id (one per offer, derived from the uuid). Null when the generator has
+ * no endpoint for it. Pure: the unit of work (planAcceptanceNotification) and
+ * a batch of closing windows (closing.ts) plan the same delivery.
  */
-export function planAcceptanceNotification(
-  em: EntityManager,
+export function acceptanceNotice(
   cfg: Config,
-  offer: Offer,
-  generator: ApiUser,
-  response: OfferResponse,
-): string | null {
+  offer: Pick<Offer, 'uuid' | 'codigoServicio'>,
+  generator: Pick<ApiUser, 'urlApi' | 'apiEndpoint'>,
+  response: ChosenResponse,
+): { url: string; body: Record<string, unknown>; eventId: string } | null {
   const url = profileEndpoint(generator, 'respuesta');
   if (!url) return null;
-  const body = acceptancePayload(cfg, {
+  const body: Record<string, unknown> = acceptancePayload(cfg, {
     offerUuid: offer.uuid,
     central: response.central,
     technician: response.technician,
@@ -49,7 +55,23 @@ export function planAcceptanceNotification(
   });
   // D16: an own-central acceptance assigns at once, so its notification carries the service's code.
   if (offer.codigoServicio) body.codigoServicio = offer.codigoServicio;
-  return createDelivery(em, { offer, kind: 'acceptance', receiver: generator, eventId: `acceptance-${offer.uuid}`, url, body, eventHeader: false }).id;
+  return { url, body, eventId: `acceptance-${offer.uuid}` };
+}
+
+/**
+ * In the selection's transaction: the pending delivery of the notification.
+ * Null when the generator has no endpoint for it.
+ */
+export function planAcceptanceNotification(
+  em: EntityManager,
+  cfg: Config,
+  offer: Offer,
+  generator: ApiUser,
+  response: OfferResponse,
+): string | null {
+  const notice = acceptanceNotice(cfg, offer, generator, response);
+  if (!notice) return null;
+  return createDelivery(em, { offer, kind: 'acceptance', receiver: generator, ...notice, eventHeader: false }).id;
 }
 
 /** After commit: the job that sends it (one attempt, STYLE 5 id: the registry's options). */

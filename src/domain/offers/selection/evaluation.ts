@@ -6,34 +6,27 @@
  * Windows close in batches (issue 12, item 3): the evaluation of one offer
  * also closes every other ABIERTA offer whose deadline has passed and that no
  * one else holds (FOR UPDATE SKIP LOCKED, up to CLOSE_BATCH), with one read
- * of their responses and one flush for all of them. When many windows close
- * at once and the jobs queue up, the first job closes what is due and
- * withdraws the jobs of the others it closed (one already running finds its
- * offer closed): the cost per window falls as the load grows, so selection
- * stays punctual. The job's own offer is locked first and waited for (a
+ * of their responses and set-based writes for all of them (closing.ts). When
+ * many windows close at once and the jobs queue up, the first job closes what
+ * is due and withdraws the jobs of the others it closed (one already running
+ * finds its offer closed): the cost per window falls as the load grows, so
+ * selection stays punctual. The job's own offer is locked first and waited for (a
  * response being written holds it), the others are only taken when free, so
  * no two batches wait on each other.
  */
-import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, OfferResponse } from '../../../db/entities/index.js';
 import type { Runtime } from '../../../main/runtime.js';
 import { resumeAcceptance, sendAcceptanceNow } from './acceptanceNotification.js';
-import { afterCommit, onCommit, type OfferRef } from '../lifecycle/announce.js';
+import { afterCommit, onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvents, type OfferEventOf } from '../lifecycle/events.js';
-import { rankResponses } from './ranking.js';
 import { selectionLateness } from '../../../metrics/metrics.js';
-import { selectResponse, selectionEvents, type Selection } from './selection.js';
+import { selectionEvents } from './selection.js';
 import { lockOffer, transition } from '../lifecycle/stateMachine.js';
 import { scheduleExpiry } from '../create/schedule.js';
+import { closeWindows, lockDueWindows, type ClosedWindow } from './closing.js';
 
 const ACTOR = 'system:evaluation';
 /** the most windows one evaluation closes in one transaction */
 export const CLOSE_BATCH = 100;
-
-type Closed =
-  | { kind: 'selected'; uuid: string; selection: Selection; deadlineAt: Date | null }
-  | { kind: 'no-response'; uuid: string; ref: OfferRef };
 
 /** ABIERTA → ACEPTADA with the best response, or → SIN_RESPUESTA without any. Returns what happened to `uuid`. */
 export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selected' | 'no-response' | 'nothing'> {
@@ -45,14 +38,23 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
     return 'nothing';
   }
   const closed = await rt.orm.em.fork().transactional(async (em) => {
-    const own = await lockOffer(em, uuid);
-    const others = await em.find(
-      Offer,
-      { state: 'ABIERTA', deadlineAt: { $lte: new Date() }, uuid: { $ne: uuid } },
-      { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE, orderBy: { deadlineAt: 'asc' }, limit: CLOSE_BATCH - 1, refresh: true },
-    );
-    const offers = own?.state === 'ABIERTA' ? [own, ...others] : others;
-    return offers.length ? closeWindows(em, rt, offers) : [];
+    const windows = await lockDueWindows(em, uuid, CLOSE_BATCH - 1, new Date());
+    if (!windows.length) return [];
+    let batch: ClosedWindow[] = [];
+    // After the commit, first the acceptance notifications (6.1: sent from here when this process sends them, else
+    // enqueued) and the expiries of the unanswered, then the moves' own announcements (declared by closeWindows,
+    // after this step). A lost expiry enqueue is the sweeper's once the offer is overdue.
+    onCommit(em, async () => {
+      await Promise.all(
+        batch.map((c) => {
+          const deliveryId = c.kind === 'selected' ? c.selection.deliveryId : null;
+          if (deliveryId) return afterCommit(rt, 'send acceptance notification', { deliveryId }, () => sendAcceptanceNow(rt, deliveryId));
+          return c.kind === 'no-response' ? afterCommit(rt, 'enqueue expiry', { uuid: c.uuid }, () => scheduleExpiry(rt, c)) : undefined;
+        }),
+      );
+    });
+    batch = await closeWindows(em, rt.config, windows, ACTOR);
+    return batch;
   });
   // the live events of every window closed, in one round trip (each offer's `offer.state` went before, on commit)
   const events: OfferEventOf[] = [];
@@ -79,51 +81,6 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
   const mine = closed.find((c) => c.uuid === uuid);
   if (!mine) await resumeAcceptance(rt, uuid);
   return mine?.kind ?? 'nothing';
-}
-
-/** Closes the windows of locked ABIERTA offers: one read of their responses, one flush. */
-async function closeWindows(em: EntityManager, rt: Runtime, offers: Offer[]): Promise<Closed[]> {
-  const responses = await em.find(
-    OfferResponse,
-    { offer: { $in: offers.map((o) => o.uuid) } },
-    { populate: ['central.apiUser', 'technician'] },
-  );
-  await em.populate(offers, ['generator']);
-  const byOffer = new Map<string, OfferResponse[]>();
-  for (const r of responses) {
-    const list = byOffer.get(r.offer.uuid) ?? [];
-    list.push(r);
-    byOffer.set(r.offer.uuid, list);
-  }
-  const closed: Closed[] = [];
-  const deliveries: string[] = [];
-  const unanswered: Offer[] = [];
-  // after the commit, first the acceptance notifications (6.1: sent from here when this process sends them, else
-  // enqueued) and the expiries of the unanswered, then the transitions' own announcements (a lost expiry enqueue
-  // is the sweeper's once the offer is overdue)
-  onCommit(em, async () => {
-    await Promise.all([
-      ...deliveries.map((deliveryId) =>
-        afterCommit(rt, 'send acceptance notification', { deliveryId }, () => sendAcceptanceNow(rt, deliveryId)),
-      ),
-      ...unanswered.map((offer) => afterCommit(rt, 'enqueue expiry', { uuid: offer.uuid }, () => scheduleExpiry(rt, offer))),
-    ]);
-  });
-  for (const offer of offers) {
-    const own = byOffer.get(offer.uuid) ?? [];
-    if (own.length === 0) {
-      await transition(em, offer, { to: 'SIN_RESPUESTA', by: 'evaluacion', actor: ACTOR, responses: [], flush: false });
-      unanswered.push(offer);
-      closed.push({ kind: 'no-response', uuid: offer.uuid, ref: { uuid: offer.uuid, generatorId: offer.generator.id } });
-      continue;
-    }
-    const ranked = rankResponses(own);
-    const selection = await selectResponse(em, rt.config, offer, ranked[0], ranked, { to: 'ACEPTADA', by: 'evaluacion', actor: ACTOR, batch: true });
-    if (selection.deliveryId) deliveries.push(selection.deliveryId);
-    closed.push({ kind: 'selected', uuid: offer.uuid, selection, deadlineAt: offer.deadlineAt ?? null });
-  }
-  await em.flush();
-  return closed;
 }
 
 /** SIN_RESPUESTA → EXPIRADA; anything else stays as it is. */

@@ -34,7 +34,10 @@ export interface RankingEntry {
   respondedAt: string;
 }
 
-export function rankingEntries(ranked: readonly OfferResponse[]): RankingEntry[] {
+/** A response as the ranking records it: the entity, or the columns a batch read (closing.ts). */
+export type RankedResponse = Ranked & Pick<OfferResponse, 'timeGiven'> & { central: { id: number }; technician: { id: number } };
+
+export function rankingEntries(ranked: readonly RankedResponse[]): RankingEntry[] {
   return ranked.map((r, i) => ({
     position: i + 1,
     responseId: r.id,

@@ -31,8 +31,6 @@ export interface SelectionMove {
   to: OfferState;
   by: Trigger;
   actor: string;
-  /** a batch (evaluation.ts): `ranked` is every response of the offer with `central.apiUser` loaded, and the caller flushes */
-  batch?: boolean;
 }
 
 /** `chosen` wins; `ranked` is every response considered, best first (stored with the selection, D2). */
@@ -52,10 +50,8 @@ export async function selectResponse(
   // An own-central acceptance assigns at once: its code exists before the notification is planned (D16).
   if (move.to === 'ASIGNADA') await ensureServiceCodes(em, offer);
   const deliveryId = planAcceptanceNotification(em, cfg, offer, generator, chosen);
-  const { batch, ...step } = move;
   const result = await transition(em, offer, {
-    ...step,
-    ...(batch ? { responses: ranked, flush: false } : {}),
+    ...move,
     techLat: chosen.techLat ?? null,
     techLng: chosen.techLng ?? null,
     detail: { responseId: chosen.id, centralId: chosen.central.id, technicianId: chosen.technician.id, deliveryId },

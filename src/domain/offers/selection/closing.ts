@@ -1,0 +1,204 @@
+/**
+ * A batch of due windows closed without the ORM's unit of work (issue 12,
+ * item 3). The evaluation closes up to CLOSE_BATCH windows in one
+ * transaction; through entities, hydrating their responses, centrals and
+ * technicians and computing the flush's change sets cost more than half of
+ * the time-critical worker's CPU per window. Here the batch is read as plain
+ * rows (the offers locked, then every response with what the notices need)
+ * and written set-based: one UPDATE of the offers, one INSERT of their audit
+ * rows, one INSERT of their deliveries, whatever the batch's size.
+ *
+ * It makes exactly the two moves the evaluation makes (ABIERTA → ACEPTADA and
+ * ABIERTA → SIN_RESPUESTA, by `evaluacion`) with what `transition` and
+ * `selectResponse` would write: the same table of moves (canMove), the same
+ * audit detail, the same pure builders for the ranking, the 6.1 body and the
+ * state notices (D12), and the same announcements after commit.
+ * test/offers/closingForms.test.ts keeps the rows of both forms equal.
+ * Neither move holds or releases a technician (D16: only ASIGNADA and the end
+ * of an active service do), and neither assigns service codes.
+ */
+import type { RequiredEntityData } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Config } from '../../../../config/index.js';
+import { OfferTransition } from '../../../db/entities/index.js';
+import { auditActor } from '../../../limits.js';
+import { selectionNovelties, stateNotices, type NoticeReceiver } from '../../notifications/plan.js';
+import { deliveryRow, insertDeliveries } from '../../../webhooks/deliveries.js';
+import { responseView } from '../acceptance/responses.js';
+import { announceOnCommit, requireCommitSteps, type OfferRef } from '../lifecycle/announce.js';
+import { canMove, refusedMove, type TransitionResult } from '../lifecycle/stateMachine.js';
+import { acceptanceNotice } from './acceptanceNotification.js';
+import { rankResponses, rankingEntries } from './ranking.js';
+import type { Selection } from './selection.js';
+import type { OfferState } from '../lifecycle/states.js';
+
+/** A due window, locked, as the batch reads it. */
+export interface DueWindow {
+  uuid: string;
+  state: OfferState;
+  deadlineAt: Date | null;
+  expiresAt: Date | null;
+  motivo: string | null;
+  codigoServicio: string | null;
+  generator: NoticeReceiver;
+}
+
+/** A response with what the ranking, the 6.1 body, the live event and the novelties need. */
+interface ResponseRow {
+  id: number;
+  offerUuid: string;
+  distanceKm: number;
+  timeMin: number;
+  timeGiven: boolean;
+  rate: number;
+  techLat: number | null;
+  techLng: number | null;
+  updatedAt: Date;
+  central: { id: number; nit: string; name: string; phone: string | null; apiUser: NoticeReceiver | null };
+  technician: { id: number; dni: string; identifier: string | null; phone: string | null; names: string };
+}
+
+export type ClosedWindow =
+  | { kind: 'selected'; uuid: string; selection: Selection; deadlineAt: Date | null; expiresAt: Date | null }
+  | { kind: 'no-response'; uuid: string; ref: OfferRef; deadlineAt: Date | null; expiresAt: Date | null };
+
+const WINDOW_COLUMNS = `o.uuid, o.state, o.deadline_at as "deadlineAt", o.expires_at as "expiresAt", o.motivo,
+  o.codigo_servicio as "codigoServicio",
+  json_build_object('id', g.id, 'urlApi', g.url_api, 'apiEndpoint', g.api_endpoint) as generator`;
+
+/**
+ * Locks the job's own offer (waiting for it: a response being written holds
+ * it) and up to `limit` other ABIERTA offers past their deadline that no one
+ * else holds (SKIP LOCKED, so no two batches wait on each other). Returns the
+ * ABIERTA ones, the own first.
+ */
+export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: number, now: Date): Promise<DueWindow[]> {
+  const [own] = await em.execute<DueWindow[]>(
+    `select ${WINDOW_COLUMNS} from offer o join api_user g on g.id = o.generator_id where o.uuid = ? for update of o`,
+    [ownUuid],
+  );
+  const others = await em.execute<DueWindow[]>(
+    `select ${WINDOW_COLUMNS} from offer o join api_user g on g.id = o.generator_id
+      where o.state = 'ABIERTA' and o.deadline_at <= ? and o.uuid <> ?
+      order by o.deadline_at limit ? for update of o skip locked`,
+    [now, ownUuid, limit],
+  );
+  const windows = own?.state === 'ABIERTA' ? [own, ...others] : others;
+  for (const w of windows) {
+    w.deadlineAt = readDate(em, w.deadlineAt);
+    w.expiresAt = readDate(em, w.expiresAt);
+  }
+  return windows;
+}
+
+/** A timestamptz read by plain SQL (MikroORM's pg driver leaves it a string), parsed as the ORM parses it. */
+function readDate<T extends Date | null>(em: EntityManager, value: T): T {
+  return (value === null ? null : em.getPlatform().parseDate(value as unknown as string)) as T;
+}
+
+/**
+ * Closes locked ABIERTA windows in the caller's root transaction: each one
+ * with responses is ACEPTADA by the best (D2), each without SIN_RESPUESTA.
+ * The moves' announcements are declared on the transaction; the caller
+ * declares what it does with the 6.1 deliveries and the expiries.
+ */
+export async function closeWindows(em: EntityManager, cfg: Config, windows: readonly DueWindow[], actor: string): Promise<ClosedWindow[]> {
+  requireCommitSteps(em);
+  const responses = await em.execute<ResponseRow[]>(
+    `select r.id, r.offer_uuid as "offerUuid", r.distance_km as "distanceKm", r.time_min as "timeMin", r.time_given as "timeGiven",
+            r.rate, r.tech_lat as "techLat", r.tech_lng as "techLng", r.updated_at as "updatedAt",
+            json_build_object('id', c.id, 'nit', c.nit, 'name', c.name, 'phone', c.phone,
+              'apiUser', case when u.id is null then null
+                              else json_build_object('id', u.id, 'urlApi', u.url_api, 'apiEndpoint', u.api_endpoint) end) as central,
+            json_build_object('id', t.id, 'dni', t.dni, 'identifier', t.identifier, 'phone', t.phone, 'names', t.names) as technician
+       from offer_response r
+       join central c on c.id = r.central_id
+       left join api_user u on u.id = c.api_user_id
+       join technician t on t.id = r.technician_id
+      where r.offer_uuid = any(?::uuid[])`,
+    [`{${windows.map((w) => w.uuid).join(',')}}`],
+  );
+  const byOffer = new Map<string, ResponseRow[]>();
+  for (const r of responses) {
+    r.updatedAt = readDate(em, r.updatedAt);
+    const list = byOffer.get(r.offerUuid) ?? [];
+    list.push(r);
+    byOffer.set(r.offerUuid, list);
+  }
+
+  const now = new Date();
+  const fecha = now.toISOString();
+  const offerRows: Array<Record<string, unknown>> = [];
+  const transitions: Array<RequiredEntityData<OfferTransition>> = [];
+  const deliveries: Array<ReturnType<typeof deliveryRow<string, number>>> = [];
+  const closed: ClosedWindow[] = [];
+  for (const w of windows) {
+    const ref: OfferRef = { uuid: w.uuid, generatorId: w.generator.id };
+    const own = byOffer.get(w.uuid) ?? [];
+    const to = own.length ? 'ACEPTADA' : 'SIN_RESPUESTA';
+    if (!canMove(w.state, to, 'evaluacion')) throw refusedMove(w.state, 'evaluacion', to);
+    const ranked = rankResponses(own);
+    const chosen = ranked[0] ?? null;
+    let deliveryId: string | null = null;
+    if (chosen) {
+      const notice = acceptanceNotice(cfg, w, w.generator, chosen);
+      if (notice) {
+        const row = deliveryRow({ offer: w.uuid, kind: 'acceptance', receiver: w.generator.id, ...notice, eventHeader: false });
+        deliveries.push(row);
+        deliveryId = row.id;
+      }
+      offerRows.push({
+        uuid: w.uuid,
+        state: to,
+        central: chosen.central.id,
+        technician: chosen.technician.id,
+        response: chosen.id,
+        ranking: rankingEntries(ranked),
+      });
+    } else {
+      offerRows.push({ uuid: w.uuid, state: to, central: null, technician: null, response: null, ranking: null });
+    }
+    transitions.push({
+      offer: w.uuid,
+      fromState: 'ABIERTA',
+      toState: to,
+      actor: auditActor(actor),
+      at: now,
+      techLat: chosen?.techLat ?? null,
+      techLng: chosen?.techLng ?? null,
+      detail: chosen ? { responseId: chosen.id, centralId: chosen.central.id, technicianId: chosen.technician.id, deliveryId } : null,
+    });
+    const novelties = chosen ? selectionNovelties(own, chosen.central.id, 'ACEPTADA') : [];
+    const notificationIds = stateNotices(w, w.generator, 'ABIERTA', to, novelties, fecha).map((n) => {
+      const row = deliveryRow({ offer: w.uuid, kind: n.kind, receiver: n.receiver.id, url: n.url, body: { ...n.body }, eventHeader: true });
+      deliveries.push(row);
+      return row.id;
+    });
+    const result: TransitionResult = { from: 'ABIERTA', to, notificationIds };
+    announceOnCommit(em, ref, result);
+    closed.push(
+      chosen
+        ? {
+            kind: 'selected',
+            uuid: w.uuid,
+            selection: { offer: ref, result, deliveryId, accepted: responseView(chosen) },
+            deadlineAt: w.deadlineAt,
+            expiresAt: w.expiresAt,
+          }
+        : { kind: 'no-response', uuid: w.uuid, ref, deadlineAt: w.deadlineAt, expiresAt: w.expiresAt },
+    );
+  }
+
+  // Only what the moves change: an ABIERTA offer has no assignment and no ranking yet.
+  await em.execute(
+    `update offer o
+        set state = v.state, assigned_central_id = v.central, assigned_technician_id = v.technician,
+            accepted_response = v.response, ranking = v.ranking, updated_at = ?
+       from jsonb_to_recordset(?::jsonb) as v(uuid uuid, state text, central int, technician int, response int, ranking jsonb)
+      where o.uuid = v.uuid`,
+    [now, JSON.stringify(offerRows)],
+  );
+  await em.insertMany<OfferTransition>(OfferTransition, transitions);
+  await insertDeliveries(em, deliveries);
+  return closed;
+}

@@ -1,0 +1,145 @@
+/**
+ * The two forms of closing a window write the same rows (issue 12, item 3):
+ * the batch form (closing.ts: plain reads, set-based writes, what the
+ * evaluation runs) and the unit-of-work form every other move goes through
+ * (`selectResponse` and `transition` on entities). Identical offers closed
+ * each way: their offer rows, audit rows and planned deliveries are equal
+ * once the values that must differ (uuids, ids, times) are named by role.
+ */
+import { expect } from 'chai';
+import { Offer, OfferResponse } from '../../src/db/entities/index.js';
+import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
+import { rankResponses } from '../../src/domain/offers/selection/ranking.js';
+import { selectResponse } from '../../src/domain/offers/selection/selection.js';
+import { lockOffer, transition } from '../../src/domain/offers/lifecycle/stateMachine.js';
+import { resetDb } from '../helpers/db.js';
+import { GENERATOR_URL, WITH_STATE_ENDPOINT, makeApiUser, makeOffer, makeServiceType } from '../helpers/factories.js';
+import { startApp, type TestApp } from '../helpers/harness.js';
+import { acceptanceBody, makeGenerator, makeResponder, type Generator, type Responder } from '../helpers/offers.js';
+
+type Row = Record<string, unknown>;
+
+describe('closing a window: the batch form writes what the unit-of-work form writes', () => {
+  let app: TestApp;
+  let gen: Generator;
+  let fast: Responder;
+  let slow: Responder;
+  const fork = () => app.rt.orm.em.fork();
+  const sql = <T = Row>(q: string, params: unknown[] = []) => fork().getConnection().execute<T[]>(q, params);
+
+  /** Who answers each offer of a scenario, with their arrival times. */
+  const SCENARIO: Array<Array<[() => Responder, number]>> = [
+    [[() => fast, 8], [() => slow, 15]], // the fast one wins; the slow one's central is told it lost (novedad)
+    [[() => slow, 6], [() => fast, 6]], // a tie on time: the better rate wins (D2)
+    [[() => slow, 12]], // a single answer, from the central with a novelty endpoint
+    [], // no answer: SIN_RESPUESTA, the generator told (D12)
+  ];
+
+  async function scenario(): Promise<string[]> {
+    const uuids: string[] = [];
+    for (const answers of SCENARIO) {
+      const offer = await makeOffer(fork(), gen.user, { deadlineAt: new Date(Date.now() + 60_000) });
+      for (const [who, minutes] of answers) {
+        const r = who();
+        const res = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(offer.uuid, r, { tiempoLlegadaSitio: minutes }), headers: { 'x-apikey': r.key } });
+        expect(res.statusCode).to.equal(200);
+      }
+      uuids.push(offer.uuid);
+    }
+    return uuids;
+  }
+
+  /** Closes a window through entities, as `transition` and `selectResponse` do for every other move. */
+  async function closeThroughEntities(uuid: string): Promise<void> {
+    await fork().transactional(async (em) => {
+      const offer = (await lockOffer(em, uuid))!;
+      const responses = await em.find(OfferResponse, { offer: uuid }, { populate: ['central.apiUser', 'technician'] });
+      const move = { by: 'evaluacion', actor: 'system:evaluation' } as const;
+      if (!responses.length) return transition(em, offer, { ...move, to: 'SIN_RESPUESTA' });
+      const ranked = rankResponses(responses);
+      return selectResponse(em, app.rt.config, offer, ranked[0], ranked, { ...move, to: 'ACEPTADA' });
+    });
+  }
+
+  /** What was written about one offer, its own ids and times replaced by their roles. */
+  async function written(uuid: string): Promise<Row> {
+    const responses = await sql<{ id: number; central_id: number; updated_at: string }>(
+      `select id, central_id, updated_at from offer_response where offer_uuid = ?`,
+      [uuid],
+    );
+    const deliveries = await sql<{ id: string; kind: string; event_id: string }>(
+      `select id, kind, event_id from webhook_delivery where offer_uuid = ? order by seq`,
+      [uuid],
+    );
+    const roles = new Map<string, string>([[uuid, 'OFFER']]);
+    for (const r of responses) {
+      roles.set(String(r.id), `response of central ${r.central_id}`);
+      roles.set(new Date(r.updated_at).toISOString(), `response time of central ${r.central_id}`);
+    }
+    for (const d of deliveries) {
+      roles.set(d.id, `${d.kind} delivery`);
+      if (d.event_id !== `acceptance-${uuid}`) roles.set(d.event_id, `${d.kind} event id`);
+    }
+    // response ids are numbers like central ids: named only where a response id goes
+    const RESPONSE_KEYS = ['accepted_response', 'responseId'];
+    const name = (v: unknown, key = ''): unknown => {
+      if (Array.isArray(v)) return v.map((x) => name(x));
+      if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, name(x, k)]));
+      if (typeof v === 'string') return roles.get(v) ?? v.replaceAll(uuid, 'OFFER');
+      if (typeof v === 'number' && RESPONSE_KEYS.includes(key)) return roles.get(String(v)) ?? v;
+      return v;
+    };
+    const [offer] = await sql(
+      `select state, assigned_central_id, assigned_technician_id, accepted_response, ranking, codigo_servicio, updated_at > created_at as touched
+         from offer where uuid = ?`,
+      [uuid],
+    );
+    const transitions = await sql(
+      `select from_state, to_state, actor, tech_lat, tech_lng, detail from offer_transition where offer_uuid = ? order by id`,
+      [uuid],
+    );
+    const rows = await sql<Row & { request_body: Row }>(
+      `select kind, event_id, url, method, request_headers, request_body, receiver_id, state, attempts, sent_at, completed_at
+         from webhook_delivery where offer_uuid = ? order by seq`,
+      [uuid],
+    );
+    for (const d of rows) {
+      expect(Date.parse(String(d.request_body.fecha ?? new Date().toISOString())), 'fecha is an ISO time').to.not.be.NaN;
+      delete d.request_body.fecha;
+    }
+    return name({ offer, transitions, deliveries: rows }) as Row;
+  }
+
+  before(async () => {
+    app = await startApp();
+    await resetDb(app.rt.orm);
+    await makeServiceType(fork(), { id: 1 });
+    gen = await makeGenerator(fork(), WITH_STATE_ENDPOINT);
+    fast = await makeResponder(fork(), { rate: 4 });
+    const owner = (await makeApiUser(fork(), { apiKey: 'key-slow-central-0002', endpoints: ['/aceptacion'], urlApi: GENERATOR_URL, apiEndpoint: { novedad: '/novedad' } })).user;
+    slow = await makeResponder(fork(), { owner, name: 'Grúas del Norte', rate: 3 });
+  });
+  after(async () => app.close());
+
+  it('offers, audit rows and deliveries are equal for a selection, a tie, a single answer and no answer', async () => {
+    const throughEntities = await scenario();
+    for (const uuid of throughEntities) await closeThroughEntities(uuid);
+
+    const batched = await scenario();
+    await sql(`update offer set deadline_at = now() - interval '1 second' where uuid = any(?::uuid[])`, [`{${batched.join(',')}}`]);
+    expect(await evaluateOffer(app.rt, batched[0])).to.equal('selected');
+
+    const states: string[] = [];
+    for (let i = 0; i < SCENARIO.length; i++) {
+      const [viaEntities, viaBatch] = [await written(throughEntities[i]), await written(batched[i])];
+      expect(viaBatch, `offer ${i}`).to.deep.equal(viaEntities);
+      states.push((await fork().findOneOrFail(Offer, { uuid: batched[i] })).state);
+    }
+    expect(states).to.deep.equal(['ACEPTADA', 'ACEPTADA', 'ACEPTADA', 'SIN_RESPUESTA']);
+    // the comparison saw what each case must write: a novelty to the losing central, none for a lone answer
+    const kinds = async (uuid: string) => (await sql<{ kind: string }>(`select kind from webhook_delivery where offer_uuid = ? order by seq`, [uuid])).map((d) => d.kind);
+    expect(await kinds(batched[0])).to.deep.equal(['acceptance', 'novedad']);
+    expect(await kinds(batched[2])).to.deep.equal(['acceptance']);
+    expect(await kinds(batched[3])).to.deep.equal(['state']);
+  });
+});
