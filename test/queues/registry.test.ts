@@ -52,6 +52,17 @@ describe('job registry: one home for every job option', () => {
     expect(swept.opts.backoff).to.deep.equal({ type: 'exponential', delay: 200 });
   });
 
+  it('an evaluation enqueued late after its offer\'s creation is still due at the deadline, not after it', async () => {
+    const em = app.rt.orm.em.fork();
+    const { user } = await makeApiUser(em);
+    // committed and enqueued 400 ms after createdAt (a loaded API): the window still ends at deadlineAt
+    const createdAt = new Date(Date.now() - 400);
+    const offer = await makeOffer(em, user, { createdAt, deadlineAt: new Date(createdAt.getTime() + 30_000) });
+    await scheduleOfferJobs(app.rt, offer);
+    const evaluation = await job('evaluate', offer.uuid);
+    expect(evaluation.timestamp + evaluation.opts.delay!).to.be.closeTo(offer.deadlineAt!.getTime(), 50);
+  });
+
   it('options come from the table: ids from the domain id, one try for the acceptance, the configured retries for notifications', () => {
     const settings = { notificationAttempts: 7, notificationBackoffMs: 1234, smsAttempts: 3 };
     expect(jobOptions('offer-evaluation', 'expire', { offerUuid: 'u-1' }, settings)).to.include({ jobId: 'expire-u-1', attempts: 5 });

@@ -54,7 +54,7 @@ async function answerDuplicate(rt: Runtime, em: EntityManager, generator: ApiUse
     throw new DomainError('offer.uuid-exists', { uuid: draft.uuid });
   }
   // Re-adding the jobs is harmless (same ids) and repairs an offer whose first enqueue failed.
-  await afterCommit(rt, 'schedule offer jobs', { uuid: existing.uuid }, () => scheduleOfferJobs(rt, existing, new Date()));
+  await afterCommit(rt, 'schedule offer jobs', { uuid: existing.uuid }, () => scheduleOfferJobs(rt, existing));
   if (draft.socketId) {
     await em.nativeUpdate(Offer, { uuid: existing.uuid }, { socketId: draft.socketId });
     await subscribeSocket(rt, { uuid: existing.uuid, generatorId: generator.id }, draft.socketId);

@@ -16,15 +16,13 @@ import type { Runtime } from '../../../main/runtime.js';
 
 const after = (at: Date | null | undefined, now: Date) => Math.max(0, (at ?? now).getTime() - now.getTime());
 
-export async function scheduleOfferJobs(
-  rt: Runtime,
-  offer: Pick<Offer, 'uuid' | 'createdAt' | 'deadlineAt'>,
-  now: Date = offer.createdAt,
-): Promise<void> {
+export async function scheduleOfferJobs(rt: Runtime, offer: Pick<Offer, 'uuid' | 'deadlineAt'>): Promise<void> {
   const data = { offerUuid: offer.uuid };
+  // The delay counts from now, not from the offer's creation: under load the commit and this enqueue come some
+  // time after createdAt, and a delay measured from it would fire the evaluation that much after the deadline.
   await Promise.all([
     rt.queues.add('offer-distribution', 'distribute', data),
-    rt.queues.add('offer-evaluation', 'evaluate', data, { delay: after(offer.deadlineAt, now) }),
+    rt.queues.add('offer-evaluation', 'evaluate', data, { delay: after(offer.deadlineAt, new Date()) }),
   ]);
 }
 
