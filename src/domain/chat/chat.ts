@@ -33,7 +33,6 @@ export interface ChatMessage {
 export const MESSAGES_PER_MINUTE = 30;
 export const TEXT_MAX = 2000;
 
-
 type Deps = Pick<Runtime, 'orm' | 'redis' | 'config' | 'events' | 'log'>;
 
 interface Row {

@@ -29,7 +29,6 @@ export interface StateNotice {
   codigoServicio?: string;
 }
 
-
 const GENERATOR_DETAIL: Partial<Record<OfferState, string>> = {
   SIN_RESPUESTA: 'NINGUNA CENTRAL RESPONDIÓ EN LA VENTANA DE 30 SEGUNDOS; LA OFERTA AÚN ACEPTA UNA RESPUESTA TARDÍA',
   EXPIRADA: 'NADIE TOMÓ LA OFERTA A TIEMPO; LA OFERTA EXPIRÓ',
@@ -51,6 +50,11 @@ const NOT_ASSIGNED_REASON: Partial<Record<OfferState, string>> = {
 
 function withReason(text: string, motivo: string | null | undefined): string {
   return motivo ? `${text}. MOTIVO: ${motivo}` : text;
+}
+
+/** A central's "not assigned" detail: why, by the move that left it out. */
+function notAssigned(to: OfferState, motivo: string | null = null): string {
+  return withReason(`EL SERVICIO NO FUE ASIGNADO A SU CENTRAL: ${NOT_ASSIGNED_REASON[to]}`, motivo);
 }
 
 /**
@@ -84,7 +88,7 @@ export function selectionNovelties<C extends { id: number }>(
 ): Array<{ central: C; estado: 'NO_ASIGNADA'; detalle: string }> {
   const centrals = new Map<number, C>([...responses].sort((a, b) => a.id - b.id).map((r) => [r.central.id, r.central]));
   if (winnerCentralId !== undefined) centrals.delete(winnerCentralId);
-  const detalle = `EL SERVICIO NO FUE ASIGNADO A SU CENTRAL: ${NOT_ASSIGNED_REASON[to]}`;
+  const detalle = notAssigned(to);
   return [...centrals.values()].map((central) => ({ central, estado: 'NO_ASIGNADA', detalle }));
 }
 
@@ -111,7 +115,7 @@ async function centralNovelties(
   if (assignedId !== null && !centrals.has(assignedId)) {
     centrals.set(assignedId, await em.findOneOrFail(Central, assignedId, { populate: ['apiUser'] }));
   }
-  const detalle = withReason(`EL SERVICIO NO FUE ASIGNADO A SU CENTRAL: ${NOT_ASSIGNED_REASON[to]}`, to === 'NO_ASIGNADA' ? offer.motivo : null);
+  const detalle = notAssigned(to, to === 'NO_ASIGNADA' ? offer.motivo : null);
   return [...centrals.values()].map((central) => ({ central, estado: 'NO_ASIGNADA', detalle }));
 }
 

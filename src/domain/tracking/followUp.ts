@@ -33,7 +33,6 @@ export interface FollowUp {
   encuestaRespondida: boolean;
 }
 
-
 /** Great-circle distance (km). */
 function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
   const rad = Math.PI / 180;
