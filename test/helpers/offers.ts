@@ -6,7 +6,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
-import { BOGOTA, makeApiUser, makeCentral, makeTechnician } from './factories.js';
+import { BOGOTA, GENERATOR_URL, makeApiUser, makeCentral, makeTechnician } from './factories.js';
 
 export { GENERATOR_URL, RESPUESTA_PATH, makeGenerator, type Generator } from './factories.js';
 
@@ -32,6 +32,20 @@ export async function makeResponder(
     position: o.position ?? { lat: BOGOTA.lat + 0.01, lng: BOGOTA.lng },
   });
   return { user, key: user.apiKey ?? key, central, technician };
+}
+
+/**
+ * Two centrals answering the same offers: `fast` (rate 4) and `slow` (rate 3),
+ * whose API user also has a novelty endpoint, so a selection it loses plans
+ * its "not assigned" notice (D12).
+ */
+export async function makeRivals(em: () => EntityManager): Promise<{ fast: Responder; slow: Responder }> {
+  const fast = await makeResponder(em(), { rate: 4 });
+  const owner = (
+    await makeApiUser(em(), { apiKey: 'key-slow-central-0001', endpoints: ['/aceptacion'], urlApi: GENERATOR_URL, apiEndpoint: { novedad: '/novedad' } })
+  ).user;
+  const slow = await makeResponder(em(), { owner, name: 'Grúas del Sur', rate: 3 });
+  return { fast, slow };
 }
 
 /** A valid POST /oferta body (coordinates in Bogotá, immediate service). */

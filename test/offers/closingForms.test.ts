@@ -13,9 +13,9 @@ import { rankResponses } from '../../src/domain/offers/selection/ranking.js';
 import { selectResponse } from '../../src/domain/offers/selection/selection.js';
 import { lockOffer, transition } from '../../src/domain/offers/lifecycle/stateMachine.js';
 import { resetDb } from '../helpers/db.js';
-import { GENERATOR_URL, WITH_STATE_ENDPOINT, makeApiUser, makeOffer, makeServiceType } from '../helpers/factories.js';
+import { WITH_STATE_ENDPOINT, makeOffer, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, type Generator, type Responder } from '../helpers/offers.js';
+import { acceptanceBody, makeGenerator, makeRivals, type Generator, type Responder } from '../helpers/offers.js';
 
 type Row = Record<string, unknown>;
 
@@ -30,7 +30,7 @@ describe('closing a window: the batch form writes what the unit-of-work form wri
   /** Who answers each offer of a scenario, with their arrival times. */
   const SCENARIO: Array<Array<[() => Responder, number]>> = [
     [[() => fast, 8], [() => slow, 15]], // the fast one wins; the slow one's central is told it lost (novedad)
-    [[() => slow, 6], [() => fast, 6]], // a tie on time: the better rate wins (D2)
+    [[() => slow, 6], [() => fast, 6]], // a tie on time: the better rate (fast's) wins (D2)
     [[() => slow, 12]], // a single answer, from the central with a novelty endpoint
     [], // no answer: SIN_RESPUESTA, the generator told (D12)
   ];
@@ -115,9 +115,7 @@ describe('closing a window: the batch form writes what the unit-of-work form wri
     await resetDb(app.rt.orm);
     await makeServiceType(fork(), { id: 1 });
     gen = await makeGenerator(fork(), WITH_STATE_ENDPOINT);
-    fast = await makeResponder(fork(), { rate: 4 });
-    const owner = (await makeApiUser(fork(), { apiKey: 'key-slow-central-0002', endpoints: ['/aceptacion'], urlApi: GENERATOR_URL, apiEndpoint: { novedad: '/novedad' } })).user;
-    slow = await makeResponder(fork(), { owner, name: 'Grúas del Norte', rate: 3 });
+    ({ fast, slow } = await makeRivals(fork));
   });
   after(async () => app.close());
 

@@ -12,9 +12,9 @@ import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/i
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
-import { GENERATOR_URL, WITH_STATE_ENDPOINT, makeApiUser, makeOffer, makeServiceType } from '../helpers/factories.js';
+import { GENERATOR_URL, WITH_STATE_ENDPOINT, makeOffer, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, type Generator, type Responder } from '../helpers/offers.js';
+import { acceptanceBody, makeGenerator, makeRivals, type Generator, type Responder } from '../helpers/offers.js';
 import { statementsOf } from '../helpers/statements.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -50,11 +50,8 @@ describe('closing windows in batches (issue 12.3)', () => {
     await resetDb(app.rt.orm);
     await makeServiceType(fork(), { id: 1 });
     gen = await makeGenerator(fork(), WITH_STATE_ENDPOINT);
-    fast = await makeResponder(fork(), { rate: 4 });
     // the losing central has a novelty endpoint: its "not assigned" notice is planned in the batch too (D12)
-    const key = 'key-slow-central-0001';
-    const owner = (await makeApiUser(fork(), { apiKey: key, endpoints: ['/aceptacion'], urlApi: GENERATOR_URL, apiEndpoint: { novedad: '/novedad' } })).user;
-    slow = await makeResponder(fork(), { owner, name: 'Grúas del Sur' });
+    ({ fast, slow } = await makeRivals(fork));
   });
   after(async () => app.close());
 
