@@ -2,7 +2,10 @@
  * The state machine is data (STYLE 11, decisions D1): one table of allowed
  * moves that every endpoint and worker goes through. Each move happens inside
  * the caller's transaction, on a row locked FOR UPDATE, and writes an
- * append-only audit row.
+ * append-only audit row. `transition` makes one move through the unit of
+ * work; a batch of closing windows makes its moves set-based
+ * (selection/closing.ts), checked against the same table and kept writing
+ * the same rows by test/offers/closingForms.test.ts.
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
