@@ -36,9 +36,47 @@ export class InFlight {
     return true;
   }
 
+  /**
+   * Holds a place for the task of `key` without starting it, or returns null
+   * (full, stopping, or `key` taken): the closing batch reserves its 6.1
+   * sends before its commit, so a delivery is written already claimed only
+   * when it will be sent from here. The place counts as running (and `drain`
+   * waits for it) until the reservation is started or released; only the
+   * first of the two counts.
+   */
+  reserve(key: string): Reservation | null {
+    if (this.draining || this.running.size >= this.limit || this.running.has(key)) return null;
+    let settle!: () => void;
+    const held = new Promise<void>((resolve) => (settle = resolve));
+    this.running.set(key, held);
+    let used = false;
+    const end = () => {
+      this.running.delete(key);
+      settle();
+    };
+    return {
+      start: (task) => {
+        if (used) return;
+        used = true;
+        Promise.resolve().then(task).catch(this.onError).finally(end);
+      },
+      release: () => {
+        if (used) return;
+        used = true;
+        end();
+      },
+    };
+  }
+
   /** Takes no new task; resolves when every running one has ended. */
   async drain(): Promise<void> {
     this.draining = true;
     while (this.running.size) await Promise.allSettled([...this.running.values()]);
   }
+}
+
+/** A place held by `InFlight.reserve`: started with its task, or released. */
+export interface Reservation {
+  start(task: () => Promise<void>): void;
+  release(): void;
 }

@@ -68,8 +68,37 @@ export function deliveryRow<O, R>(d: NewDelivery<O, R>) {
   };
 }
 
-/** The rows of pending PUTs (deliveryRow, with the offer's uuid and the receiver's id) in one INSERT, outside the unit of work. */
-export async function insertDeliveries(em: EntityManager, rows: Array<ReturnType<typeof deliveryRow<string, number>>>): Promise<void> {
+/** A row as a batch writes it without the unit of work: the offer's uuid, the receiver's id. */
+export type DeliveryRow = ReturnType<typeof deliveryRow<string, number>>;
+/** A row written already claimed (claimedAtWrite). */
+type ClaimedRow = Omit<DeliveryRow, 'state'> & { state: 'sending'; sentAt: Date };
+
+/**
+ * A pending row claimed as it is written, in the transaction that plans it:
+ * sending, its first attempt, sent now. For a sender that holds a place to
+ * send it right after the commit (the closing batch's 6.1): the claim costs
+ * no statement of its own, and it is still claimed once. What the send needs
+ * comes with it; the receiver's key and secret are read with the batch.
+ */
+export function claimedAtWrite(row: DeliveryRow, receiver: { apiKey: string | null; secret: string | null }): { row: ClaimedRow; claimed: ClaimedDelivery } {
+  const claimed: ClaimedDelivery = {
+    id: row.id,
+    url: row.url,
+    method: row.method,
+    headers: row.requestHeaders,
+    body: row.requestBody,
+    attempts: 1,
+    eventId: row.eventId,
+    kind: row.kind,
+    offerUuid: row.offer,
+    apiKey: receiver.apiKey,
+    secret: receiver.secret,
+  };
+  return { row: { ...row, state: 'sending', attempts: 1, sentAt: new Date() }, claimed };
+}
+
+/** The rows of PUTs (deliveryRow, or claimedAtWrite's) in one INSERT, outside the unit of work. */
+export async function insertDeliveries(em: EntityManager, rows: Array<DeliveryRow | ClaimedRow>): Promise<void> {
   if (rows.length) await em.insertMany<WebhookDelivery>(WebhookDelivery, rows);
 }
 

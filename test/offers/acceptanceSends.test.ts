@@ -11,9 +11,10 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
-import { sendAcceptanceNow } from '../../src/domain/offers/selection/acceptanceNotification.js';
+import { sendClaimedAcceptance } from '../../src/domain/offers/selection/acceptanceNotification.js';
+import { closeWindows, lockDueWindows } from '../../src/domain/offers/selection/closing.js';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
-import { InFlight } from '../../src/main/inFlight.js';
+import { InFlight, type Reservation } from '../../src/main/inFlight.js';
 import type { Runtime } from '../../src/main/runtime.js';
 import { jobId } from '../../src/queues/registry.js';
 import { startWorkers } from '../../workers/index.js';
@@ -60,6 +61,29 @@ describe('InFlight', () => {
     release();
     await draining;
     expect(ended).to.equal(true);
+  });
+
+  it('holds a place until it is started or released, whichever comes first', async () => {
+    const f = new InFlight(1, (err) => expect.fail(String(err)));
+    const place = f.reserve('a')!;
+    expect(place).to.not.equal(null);
+    expect(f.reserve('b'), 'full while held').to.equal(null);
+    expect(f.tryStart('b', never), 'full while held').to.equal(false);
+    let drained = false;
+    const draining = f.drain().then(() => (drained = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(drained, 'drain waits for a held place').to.equal(false);
+    let ran = 0;
+    place.start(async () => void ran++);
+    place.release();
+    place.start(async () => void ran++);
+    await draining;
+    expect(ran, 'started once').to.equal(1);
+    expect(f.size).to.equal(0);
+    const released = new InFlight(1, () => undefined);
+    released.reserve('a')!.release();
+    expect(released.size).to.equal(0);
+    expect(released.reserve('a'), 'free again').to.not.equal(null);
   });
 
   it('a limit of 0 starts nothing', () => {
@@ -123,20 +147,56 @@ describe('acceptance notification sent by the selecting process', () => {
     }
   });
 
-  it('goes to the queue when the send fails before an answer is recorded', async () => {
+  it('goes to the queue, claimed, when the send fails before its answer is recorded', async () => {
     const uuid = await answered();
-    expect(await evaluateOffer(app.rt, uuid)).to.equal('selected');
-    const delivery = await deliveryOf(uuid);
-    await (await dispatchJob(delivery.id))!.remove();
+    const sends = new InFlight(5, (err) => expect.fail(String(err)));
     const broken = {
       ...app.rt,
-      acceptanceSends: new InFlight(5, (err) => expect.fail(String(err))),
+      acceptanceSends: sends,
       orm: { em: { fork: () => { throw new Error('database unavailable'); } } } as unknown as MikroORM,
     } as Runtime;
-    await sendAcceptanceNow(broken, delivery.id);
-    await broken.acceptanceSends!.drain();
-    expect((await dispatchJob(delivery.id))?.data).to.deep.equal({ deliveryId: delivery.id });
-    expect((await deliveryOf(uuid)).state).to.equal('pending');
+    // the batch reserves a place and writes the 6.1 claimed, then the send from here fails
+    let place: Reservation | null = null;
+    const claimed = await app.rt.orm.em.fork().transactional(async (em) => {
+      const windows = await lockDueWindows(em, uuid, 0, new Date());
+      const [closed] = await closeWindows(em, app.rt.config, windows, 'test', (id) => (place = sends.reserve(id)) !== null);
+      return closed.kind === 'selected' ? closed.claimed : null;
+    });
+    expect(claimed).to.include({ kind: 'acceptance', attempts: 1, offerUuid: uuid });
+    expect(sends.size, 'the place is held until started').to.equal(1);
+    sendClaimedAcceptance(broken, place!, claimed!);
+    await sends.drain();
+    const job = await dispatchJob(claimed!.id);
+    expect(job?.data).to.deep.equal({ deliveryId: claimed!.id });
+    await job!.remove(); // its settling waits for the webhook timeout: not this test's subject
+    // claimed once: the job settles it as unanswered once the timeout has passed (D5), it never sends it again
+    expect((await deliveryOf(uuid))).to.include({ state: 'sending', attempts: 1 });
+  });
+
+  it('a closing batch that does not commit releases the places it held', async () => {
+    const sends = new InFlight(5, (err) => expect.fail(String(err)));
+    app.rt.acceptanceSends = sends;
+    const uuid = await answered();
+    const scope = nock(GENERATOR_URL).put(RESPUESTA_PATH).reply(200);
+    const conn = fork().getConnection();
+    await conn.execute(`create function refuse_delivery() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`);
+    await conn.execute(`create trigger refuse_delivery before insert on webhook_delivery for each row execute function refuse_delivery()`);
+    try {
+      await evaluateOffer(app.rt, uuid).then(
+        () => expect.fail('the batch should not commit'),
+        (err: Error) => expect(err.message).to.contain('refused'),
+      );
+    } finally {
+      await conn.execute(`drop trigger refuse_delivery on webhook_delivery; drop function refuse_delivery()`);
+    }
+    expect(sends.size, 'no place left held').to.equal(0);
+    expect(scope.isDone(), 'nothing sent').to.equal(false);
+    expect((await fork().findOneOrFail(Offer, { uuid })).state).to.equal('ABIERTA');
+    // the job's retry closes it and sends it once
+    expect(await evaluateOffer(app.rt, uuid)).to.equal('selected');
+    await sends.drain();
+    expect(scope.isDone()).to.equal(true);
+    expect(await deliveryOf(uuid)).to.include({ state: 'ok', attempts: 1 });
   });
 
   describe('with a generator that holds its answer', () => {

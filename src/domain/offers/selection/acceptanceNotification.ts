@@ -8,6 +8,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../../config/index.js';
 import type { ApiUser, Offer, OfferResponse } from '../../../db/entities/index.js';
+import type { Reservation } from '../../../main/inFlight.js';
 import type { Runtime } from '../../../main/runtime.js';
 import {
   attemptDelivery,
@@ -17,6 +18,7 @@ import {
   loadDelivery,
   profileEndpoint,
   unfinishedOf,
+  type ClaimedDelivery,
 } from '../../../webhooks/deliveries.js';
 import type { WebhookOutcome } from '../../../webhooks/send.js';
 import { acceptancePayload, type AcceptanceFacts } from './acceptancePayload.js';
@@ -80,28 +82,25 @@ export async function enqueueAcceptance(rt: Runtime, deliveryId: string): Promis
 }
 
 /**
- * After the selection's commit, in a process that sends acceptance
- * notifications (`rt.acceptanceSends`): sent from here at once, without the
- * queue's hop, which under load was most of the time between the selection
- * and the generator's request (issue 12, item 3). The claim is the same as
- * the job's, so it is still sent once; a send that fails before its answer is
- * recorded, and a send refused because enough are in flight or the process
- * is stopping, go to the queue as before. A process that dies while sending
- * leaves the delivery claimed: the outbox sweeper hands it to a job, which
- * settles it as unanswered once the webhook timeout has passed (D5), as
- * when a worker dies running the job.
+ * After the commit of a closing batch that wrote the 6.1 already claimed, in
+ * a process that sends acceptance notifications (`rt.acceptanceSends`, where
+ * the batch held `place` before writing it): sent from here at once, without
+ * the queue's hop nor a claim of its own, which under load were most of the
+ * time between the selection and the generator's request (issue 12, item 3).
+ * It is still sent once: no one else may claim it. A send that fails before
+ * its answer is recorded goes to the queue, whose job settles the claim as
+ * unanswered once the webhook timeout has passed (D5: it may have gone out);
+ * so does a process that dies while sending, through the outbox sweeper.
  */
-export async function sendAcceptanceNow(rt: Runtime, deliveryId: string): Promise<void> {
-  const sends = rt.acceptanceSends;
-  const started = sends?.tryStart(deliveryId, async () => {
+export function sendClaimedAcceptance(rt: Runtime, place: Reservation, delivery: ClaimedDelivery): void {
+  place.start(async () => {
     try {
-      await dispatchAcceptance(rt, deliveryId);
+      await sendClaimed(rt, rt.orm.em.fork(), delivery);
     } catch (err) {
-      rt.log.warn({ err, deliveryId }, 'acceptance notification not sent from the selecting process; enqueued');
-      await enqueueAcceptance(rt, deliveryId);
+      rt.log.warn({ err, deliveryId: delivery.id }, 'acceptance notification not recorded by the selecting process; enqueued');
+      await enqueueAcceptance(rt, delivery.id);
     }
   });
-  if (!started) await enqueueAcceptance(rt, deliveryId);
 }
 
 /**
@@ -122,10 +121,14 @@ export async function dispatchAcceptance(rt: Runtime, deliveryId: string): Promi
     if (state === 'failed') await rejectSelection(rt, em, deliveryId);
     return null;
   }
-  // spec 6.1: only a 200 accepts; one attempt, so anything else is final
+  return sendClaimed(rt, em, delivery);
+}
+
+/** One attempt at a claimed 6.1: only a 200 accepts, so anything else is final and rejects the selection. */
+async function sendClaimed(rt: Runtime, em: EntityManager, delivery: ClaimedDelivery): Promise<WebhookOutcome> {
   const sent = await attemptDelivery(em, delivery, rt.config, (o) => (o.statusCode === 200 ? 'ok' : 'failed'));
   const accepted = sent.recorded && sent.verdict === 'ok';
-  if (!accepted) await rejectSelection(rt, em, deliveryId);
+  if (!accepted) await rejectSelection(rt, em, delivery.id);
   return { ...sent.outcome, ok: accepted };
 }
 

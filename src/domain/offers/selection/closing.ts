@@ -23,7 +23,7 @@ import type { Config } from '../../../../config/index.js';
 import { OfferTransition } from '../../../db/entities/index.js';
 import { auditActor } from '../../../limits.js';
 import { selectionNovelties, stateNotices, type NoticeReceiver } from '../../notifications/plan.js';
-import { deliveryRow, insertDeliveries } from '../../../webhooks/deliveries.js';
+import { claimedAtWrite, deliveryRow, insertDeliveries, type ClaimedDelivery } from '../../../webhooks/deliveries.js';
 import { responseView } from '../acceptance/responses.js';
 import { announceOnCommit, requireCommitSteps, type OfferRef } from '../lifecycle/announce.js';
 import { canMove, refusedMove, type TransitionResult } from '../lifecycle/stateMachine.js';
@@ -41,6 +41,8 @@ export interface DueWindow {
   motivo: string | null;
   codigoServicio: string | null;
   generator: NoticeReceiver;
+  /** the generator's x-apikey and signing secret (D17), for a 6.1 claimed as it is written */
+  generatorKeys: { apiKey: string | null; secret: string | null };
 }
 
 /** A response with what the ranking, the 6.1 body, the live event and the novelties need. */
@@ -59,12 +61,21 @@ interface ResponseRow {
 }
 
 export type ClosedWindow =
-  | { kind: 'selected'; uuid: string; selection: Selection; deadlineAt: Date | null; expiresAt: Date | null }
+  | {
+      kind: 'selected';
+      uuid: string;
+      selection: Selection;
+      /** the 6.1, when it was written claimed (closeWindows' `claimNow`): to be sent right after the commit */
+      claimed: ClaimedDelivery | null;
+      deadlineAt: Date | null;
+      expiresAt: Date | null;
+    }
   | { kind: 'no-response'; uuid: string; ref: OfferRef; deadlineAt: Date | null; expiresAt: Date | null };
 
 const WINDOW_COLUMNS = `o.uuid, o.state, o.deadline_at as "deadlineAt", o.expires_at as "expiresAt", o.motivo,
   o.codigo_servicio as "codigoServicio",
-  json_build_object('id', g.id, 'urlApi', g.url_api, 'apiEndpoint', g.api_endpoint) as generator`;
+  json_build_object('id', g.id, 'urlApi', g.url_api, 'apiEndpoint', g.api_endpoint) as generator,
+  json_build_object('apiKey', g.api_key, 'secret', g.webhook_secret) as "generatorKeys"`;
 
 /**
  * Locks the job's own offer (waiting for it: a response being written holds
@@ -100,9 +111,17 @@ function readDate<T extends Date | null>(em: EntityManager, value: T): T {
  * Closes locked ABIERTA windows in the caller's root transaction: each one
  * with responses is ACEPTADA by the best (D2), each without SIN_RESPUESTA.
  * The moves' announcements are declared on the transaction; the caller
- * declares what it does with the 6.1 deliveries and the expiries.
+ * declares what it does with the 6.1 deliveries and the expiries. A 6.1 for
+ * which `claimNow` answers true (its caller holds a place to send it after
+ * the commit) is written claimed, and returned with what its send needs.
  */
-export async function closeWindows(em: EntityManager, cfg: Config, windows: readonly DueWindow[], actor: string): Promise<ClosedWindow[]> {
+export async function closeWindows(
+  em: EntityManager,
+  cfg: Config,
+  windows: readonly DueWindow[],
+  actor: string,
+  claimNow: (deliveryId: string) => boolean = () => false,
+): Promise<ClosedWindow[]> {
   requireCommitSteps(em);
   const responses = await em.execute<ResponseRow[]>(
     `select r.id, r.offer_uuid as "offerUuid", r.distance_km as "distanceKm", r.time_min as "timeMin", r.time_given as "timeGiven",
@@ -130,7 +149,7 @@ export async function closeWindows(em: EntityManager, cfg: Config, windows: read
   const fecha = now.toISOString();
   const offerRows: Array<Record<string, unknown>> = [];
   const transitions: Array<RequiredEntityData<OfferTransition>> = [];
-  const deliveries: Array<ReturnType<typeof deliveryRow<string, number>>> = [];
+  const deliveries: Parameters<typeof insertDeliveries>[1] = [];
   const closed: ClosedWindow[] = [];
   for (const w of windows) {
     const ref: OfferRef = { uuid: w.uuid, generatorId: w.generator.id };
@@ -140,12 +159,19 @@ export async function closeWindows(em: EntityManager, cfg: Config, windows: read
     const ranked = rankResponses(own);
     const chosen = ranked[0] ?? null;
     let deliveryId: string | null = null;
+    let claimed: ClaimedDelivery | null = null;
     if (chosen) {
       const notice = acceptanceNotice(cfg, w, w.generator, chosen);
       if (notice) {
         const row = deliveryRow({ offer: w.uuid, kind: 'acceptance', receiver: w.generator.id, ...notice, eventHeader: false });
-        deliveries.push(row);
         deliveryId = row.id;
+        if (claimNow(row.id)) {
+          const written = claimedAtWrite(row, w.generatorKeys);
+          deliveries.push(written.row);
+          claimed = written.claimed;
+        } else {
+          deliveries.push(row);
+        }
       }
       offerRows.push({
         uuid: w.uuid,
@@ -182,6 +208,7 @@ export async function closeWindows(em: EntityManager, cfg: Config, windows: read
             kind: 'selected',
             uuid: w.uuid,
             selection: { offer: ref, result, deliveryId, accepted: responseView(chosen) },
+            claimed,
             deadlineAt: w.deadlineAt,
             expiresAt: w.expiresAt,
           }

@@ -15,7 +15,8 @@
  * no two batches wait on each other.
  */
 import type { Runtime } from '../../../main/runtime.js';
-import { resumeAcceptance, sendAcceptanceNow } from './acceptanceNotification.js';
+import { enqueueAcceptance, resumeAcceptance, sendClaimedAcceptance } from './acceptanceNotification.js';
+import type { Reservation } from '../../../main/inFlight.js';
 import { afterCommit, onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvents, type OfferEventOf } from '../lifecycle/events.js';
 import { selectionLateness } from '../../../metrics/metrics.js';
@@ -37,25 +38,43 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
     await resumeAcceptance(rt, uuid);
     return 'nothing';
   }
-  const closed = await rt.orm.em.fork().transactional(async (em) => {
-    const windows = await lockDueWindows(em, uuid, CLOSE_BATCH - 1, new Date());
-    if (!windows.length) return [];
-    let batch: ClosedWindow[] = [];
-    // After the commit, first the acceptance notifications (6.1: sent from here when this process sends them, else
-    // enqueued) and the expiries of the unanswered, then the moves' own announcements (declared by closeWindows,
-    // after this step). A lost expiry enqueue is the sweeper's once the offer is overdue.
-    onCommit(em, async () => {
-      await Promise.all(
-        batch.map((c) => {
-          const deliveryId = c.kind === 'selected' ? c.selection.deliveryId : null;
-          if (deliveryId) return afterCommit(rt, 'send acceptance notification', { deliveryId }, () => sendAcceptanceNow(rt, deliveryId));
-          return c.kind === 'no-response' ? afterCommit(rt, 'enqueue expiry', { uuid: c.uuid }, () => scheduleExpiry(rt, c)) : undefined;
-        }),
-      );
+  // A 6.1 this process will send right after the commit is written claimed, in a place held before the write;
+  // places the commit's step does not start (the transaction failed) are released.
+  const places = new Map<string, Reservation>();
+  const claimNow = (deliveryId: string) => {
+    const place = rt.acceptanceSends?.reserve(deliveryId);
+    if (place) places.set(deliveryId, place);
+    return Boolean(place);
+  };
+  let closed: ClosedWindow[];
+  try {
+    closed = await rt.orm.em.fork().transactional(async (em) => {
+      const windows = await lockDueWindows(em, uuid, CLOSE_BATCH - 1, new Date());
+      if (!windows.length) return [];
+      let batch: ClosedWindow[] = [];
+      // After the commit, first the acceptance notifications (6.1: sent from here when written claimed, else
+      // enqueued) and the expiries of the unanswered, then the moves' own announcements (declared by closeWindows,
+      // after this step). A lost expiry enqueue is the sweeper's once the offer is overdue.
+      onCommit(em, async () => {
+        await Promise.all(
+          batch.map((c) => {
+            if (c.kind === 'selected') {
+              const { claimed } = c;
+              if (claimed) return sendClaimedAcceptance(rt, places.get(claimed.id)!, claimed);
+              const deliveryId = c.selection.deliveryId;
+              if (deliveryId) return afterCommit(rt, 'enqueue acceptance notification', { deliveryId }, () => enqueueAcceptance(rt, deliveryId));
+              return undefined;
+            }
+            return afterCommit(rt, 'enqueue expiry', { uuid: c.uuid }, () => scheduleExpiry(rt, c));
+          }),
+        );
+      });
+      batch = await closeWindows(em, rt.config, windows, ACTOR, claimNow);
+      return batch;
     });
-    batch = await closeWindows(em, rt.config, windows, ACTOR);
-    return batch;
-  });
+  } finally {
+    for (const place of places.values()) place.release();
+  }
   // the live events of every window closed, in one round trip (each offer's `offer.state` went before, on commit)
   const events: OfferEventOf[] = [];
   for (const c of closed) {
