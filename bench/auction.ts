@@ -35,6 +35,9 @@
  * bench-profiles/, not in git) and prints its top self-time frames.
  * BENCH_PAUSE_DISTRIBUTION=1 pauses the distribution queue during the burst
  * (a diagnostic: the API's own ceiling, without the workers' CPU).
+ * BENCH_PG_STATS=1 prints, per window, the statements PostgreSQL ran while
+ * the pipeline's windows closed (pg_stat_statements, which must be in
+ * shared_preload_libraries; the bench creates the extension in its database).
  *
  *   npm run bench:auction
  *   BENCH_SECONDS=5 BENCH_PIPELINE_OFFERS=200 BENCH_CPU_PROF=1 npm run bench:auction
@@ -67,6 +70,7 @@ const IDLE_WINDOW_S = 10;
 const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,120,160').split(',').map(Number);
 const RATE_STEP_S = 5;
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
+const PG_STATS = process.env.BENCH_PG_STATS === '1';
 /** item 7: the soak at half the sustained rate (0: skipped), with every process's memory sampled */
 const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 300);
 const TECHNICIANS = 50;
@@ -666,6 +670,7 @@ async function main(): Promise<void> {
     const firstDeadline = (await sql<{ d: Date }>(`select min(deadline_at) as d from offer where uuid = any(?::uuid[])`, [`{${uuids.join(',')}}`]))[0].d;
     await sleep(Math.max(0, new Date(firstDeadline).getTime() - Date.now()));
     const backlogAtDeadline = await backlog();
+    if (PG_STATS) await sql(`create extension if not exists pg_stat_statements`).then(() => sql(`select pg_stat_statements_reset()`));
     const closingCpu0 = { service: treeCpuSeconds(pid), critical: timeCriticalCpuSeconds(pid) };
     const settled = await until(
       async () =>
@@ -678,6 +683,12 @@ async function main(): Promise<void> {
       service: ((treeCpuSeconds(pid) - closingCpu0.service) * 1000) / PIPELINE_OFFERS,
       critical: ((timeCriticalCpuSeconds(pid) - closingCpu0.critical) * 1000) / PIPELINE_OFFERS,
     };
+    const pgStats = PG_STATS
+      ? await sql<{ calls: string; ms: number; query: string }>(
+          `select calls, total_exec_time as ms, regexp_replace(query, '\\s+', ' ', 'g') as query from pg_stat_statements
+            where dbid = (select oid from pg_database where datname = current_database()) order by calls desc limit 30`,
+        )
+      : [];
     agent.destroy();
     stepAgent.destroy();
     const rows = await sql<{ uuid: string; deadline: Date; selected: Date | null; to_state: string | null; claimed: Date | null }>(
@@ -752,6 +763,10 @@ async function main(): Promise<void> {
     row('pipeline: selection → 6.1 claimed / claimed → received p50 / p99 (ms)', `${f0(pct(claimLate, 50))} / ${f0(pct(claimLate, 99))}, ${f0(pct(sendLate, 50))} / ${f0(pct(sendLate, 99))}`, '—', '');
     row('pipeline: CPU per window closed and notified, time-critical worker / whole service (ms)', `${f2(closingCpuMs.critical)} / ${f2(closingCpuMs.service)}`, '—', '');
     row('pipeline: outcomes', JSON.stringify(outcomes), '—', '');
+    if (pgStats.length) {
+      console.log('\nstatements while the pipeline closed, per window: calls / ms of PostgreSQL time, query');
+      for (const st of pgStats) console.log(`${(Number(st.calls) / PIPELINE_OFFERS).toFixed(2).padStart(6)} ${(st.ms / PIPELINE_OFFERS).toFixed(3).padStart(7)}  ${st.query.slice(0, 150)}`);
+    }
     if (refused || !settled) console.log(`(pipeline: ${refused} requests refused; ${settled ? 'all settled' : 'NOT all settled within the bound'})`);
     if (soak.length === 3) {
       console.log(`\nmemory (RSS MB) over a ${SOAK_S} s soak at ${soakRate} offers/s (half the sustained rate; ${soakRefused} not 200${soakRefused ? `: ${JSON.stringify(soakCodes)}` : ''}): at 10 s / half-way / drained`);
