@@ -262,6 +262,25 @@ export async function unfinishedOf(em: EntityManager, offerUuid: string, kind: D
   return rows.map((d) => d.id);
 }
 
+/**
+ * An offer's state and the ids of its deliveries of `kind` still to send or
+ * being sent, in one read (one snapshot: deliveries written with the state
+ * are seen with it). Null when there is no such offer.
+ */
+export async function offerStateAndUnfinished(
+  em: EntityManager,
+  offerUuid: string,
+  kind: DeliveryKind,
+): Promise<{ state: string; unfinished: string[] } | null> {
+  const [row] = await em.execute<Array<{ state: string; unfinished: string[] }>>(
+    `select o.state,
+            array(select d.id::text from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = ? and d.state in ${UNFINISHED}) as unfinished
+       from offer o where o.uuid = ?`,
+    [kind, offerUuid],
+  );
+  return row ?? null;
+}
+
 /** The row, read afresh (its outcome after a try). */
 export async function loadDelivery(em: EntityManager, id: string): Promise<WebhookDelivery | null> {
   return em.findOne(WebhookDelivery, { id }, { refresh: true });

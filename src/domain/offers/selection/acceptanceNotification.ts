@@ -162,9 +162,11 @@ async function rejectSelection(rt: Runtime, em: EntityManager, deliveryId: strin
  * pending or claimed-but-unanswered (a process died between commit and
  * enqueue, or while sending). Harmless otherwise: the job id is the same and
  * the claim decides. One this process is sending right now is left to it.
+ * `unfinished`: the offer's unfinished acceptance deliveries when the caller
+ * has just read them (offerStateAndUnfinished); read here otherwise.
  */
-export async function resumeAcceptance(rt: Runtime, offerUuid: string): Promise<void> {
-  for (const id of await unfinishedOf(rt.orm.em.fork(), offerUuid, 'acceptance')) {
+export async function resumeAcceptance(rt: Runtime, offerUuid: string, unfinished?: readonly string[]): Promise<void> {
+  for (const id of unfinished ?? (await unfinishedOf(rt.orm.em.fork(), offerUuid, 'acceptance'))) {
     if (!rt.acceptanceSends?.has(id)) await enqueueAcceptance(rt, id);
   }
 }

@@ -24,6 +24,7 @@ import { selectionEvents } from './selection.js';
 import { lockOffer, transition } from '../lifecycle/stateMachine.js';
 import { scheduleExpiry } from '../create/schedule.js';
 import { closeWindows, lockDueWindows, type ClosedWindow } from './closing.js';
+import { offerStateAndUnfinished } from '../../../webhooks/deliveries.js';
 
 const ACTOR = 'system:evaluation';
 /** the most windows one evaluation closes in one transaction */
@@ -31,11 +32,11 @@ export const CLOSE_BATCH = 100;
 
 /** ABIERTA → ACEPTADA with the best response, or → SIN_RESPUESTA without any. Returns what happened to `uuid`. */
 export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selected' | 'no-response' | 'nothing'> {
-  // A window another job's batch closed while this job was already running costs two plain reads (no transaction,
-  // no lock): its state, then, to repair a lost enqueue, its acceptance notification still unsent.
-  const [seen] = await rt.orm.em.getConnection().execute<Array<{ state: string }>>(`select state from offer where uuid = ?`, [uuid]);
+  // A window another job's batch closed while this job was already running costs one plain read (no transaction,
+  // no lock): its state with, to repair a lost enqueue, its acceptance notification still unsent.
+  const seen = await offerStateAndUnfinished(rt.orm.em.fork(), uuid, 'acceptance');
   if (seen?.state !== 'ABIERTA') {
-    await resumeAcceptance(rt, uuid);
+    await resumeAcceptance(rt, uuid, seen?.unfinished ?? []);
     return 'nothing';
   }
   // A 6.1 this process will send right after the commit is written claimed, in a place held before the write;
