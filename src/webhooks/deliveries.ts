@@ -17,6 +17,7 @@ import { storableText } from '../text.js';
 import { sendWebhook, type WebhookOutcome } from './send.js';
 import { configTargets } from './targets.js';
 import { webhookDeliveries } from '../metrics/metrics.js';
+import { sql } from '../db/sql.js';
 
 /** What a send needs of the configuration: its timeout and where it may go. */
 export type SendConfig = Pick<Config, 'webhookTimeoutMs' | 'outboundAllowPrivate' | 'outboundAllowHosts'>;
@@ -182,32 +183,23 @@ export async function attemptDelivery(
   webhookDeliveries.inc({ kind: d.kind, outcome: outcome.ok ? 'ok' : 'failed' });
   const error = outcome.error ?? (verdict === 'ok' ? null : `HTTP ${outcome.statusCode}`);
   // The row's summary and the attempt's own record (D18) in one statement.
-  const rows = await em.getConnection().execute<Array<{ next: string | null }>>(
+  const rows = await sql<{ next: string | null }>(
+    em,
     `with done as (
        update webhook_delivery d
-          set state = ?, status_code = ?, latency_ms = ?, reply_body = ?, error = ?, request_headers = ?,
-              completed_at = case when ? = 'pending' then null else now() end
-        where d.id = ? and d.state = 'sending'
+          set state = $1::text, status_code = $2, latency_ms = $3, reply_body = $4, error = $5, request_headers = $6,
+              completed_at = case when $1::text = 'pending' then null else now() end
+        where d.id = $7 and d.state = 'sending'
         returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error,
                   (select e.id from webhook_delivery e
                     where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ('pending', 'sending') and e.seq > d.seq
                     order by e.seq limit 1) as next
      ), logged as (
        insert into webhook_attempt (delivery_id, attempt, actor, request_headers, status_code, latency_ms, reply_body, error)
-       select id, attempts, ?, request_headers, status_code, latency_ms, reply_body, error from done
+       select id, attempts, $8, request_headers, status_code, latency_ms, reply_body, error from done
      )
      select next from done`,
-    [
-      verdict,
-      outcome.statusCode,
-      outcome.latencyMs,
-      stored(outcome.replyBody),
-      stored(error),
-      JSON.stringify(outcome.sentHeaders),
-      verdict,
-      d.id,
-      actor,
-    ],
+    [verdict, outcome.statusCode, outcome.latencyMs, stored(outcome.replyBody), stored(error), JSON.stringify(outcome.sentHeaders), d.id, actor],
   );
   return { outcome, verdict, error, recorded: rows.length === 1, next: rows[0]?.next ?? null };
 }
@@ -272,10 +264,11 @@ export async function offerStateAndUnfinished(
   offerUuid: string,
   kind: DeliveryKind,
 ): Promise<{ state: string; unfinished: string[] } | null> {
-  const [row] = await em.execute<Array<{ state: string; unfinished: string[] }>>(
+  const [row] = await sql<{ state: string; unfinished: string[] }>(
+    em,
     `select o.state,
-            array(select d.id::text from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = ? and d.state in ${UNFINISHED}) as unfinished
-       from offer o where o.uuid = ?`,
+            array(select d.id::text from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = $1 and d.state in ${UNFINISHED}) as unfinished
+       from offer o where o.uuid = $2`,
     [kind, offerUuid],
   );
   return row ?? null;

@@ -21,6 +21,7 @@ import type { RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../../config/index.js';
 import { OfferTransition } from '../../../db/entities/index.js';
+import { sql } from '../../../db/sql.js';
 import { auditActor } from '../../../limits.js';
 import { selectionNovelties, stateNotices, type NoticeReceiver } from '../../notifications/plan.js';
 import { claimedAtWrite, deliveryRow, insertDeliveries, type ClaimedDelivery } from '../../../webhooks/deliveries.js';
@@ -84,15 +85,17 @@ const WINDOW_COLUMNS = `o.uuid, o.state, o.deadline_at as "deadlineAt", o.expire
  * ABIERTA ones, the own first.
  */
 export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: number, now: Date): Promise<DueWindow[]> {
-  const [own] = await em.execute<DueWindow[]>(
-    `select ${WINDOW_COLUMNS} from offer o join api_user g on g.id = o.generator_id where o.uuid = ? for update of o`,
+  const [own] = await sql<DueWindow>(
+    em,
+    `select ${WINDOW_COLUMNS} from offer o join api_user g on g.id = o.generator_id where o.uuid = $1 for update of o`,
     [ownUuid],
   );
-  const others = await em.execute<DueWindow[]>(
+  const others = await sql<DueWindow>(
+    em,
     `select ${WINDOW_COLUMNS} from offer o join api_user g on g.id = o.generator_id
-      where o.state = 'ABIERTA' and o.deadline_at <= ? and o.uuid <> ?
-      order by o.deadline_at limit ? for update of o skip locked`,
-    [now, ownUuid, limit],
+      where o.state = 'ABIERTA' and o.deadline_at <= $1 and o.uuid <> $2
+      order by o.deadline_at limit $3 for update of o skip locked`,
+    [now.toISOString(), ownUuid, limit],
   );
   const windows = own?.state === 'ABIERTA' ? [own, ...others] : others;
   for (const w of windows) {
@@ -100,11 +103,6 @@ export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: 
     w.expiresAt = readDate(em, w.expiresAt);
   }
   return windows;
-}
-
-/** A uuid[] parameter's text (the uuids come from the database). */
-function uuidArray(uuids: readonly string[]): string {
-  return `{${uuids.join(',')}}`;
 }
 
 /** A timestamptz read by plain SQL (MikroORM's pg driver leaves it a string), parsed as the ORM parses it. */
@@ -128,7 +126,8 @@ export async function closeWindows(
   claimNow: (deliveryId: string) => boolean = () => false,
 ): Promise<ClosedWindow[]> {
   requireCommitSteps(em);
-  const responses = await em.execute<ResponseRow[]>(
+  const responses = await sql<ResponseRow>(
+    em,
     `select r.id, r.offer_uuid as "offerUuid", r.distance_km as "distanceKm", r.time_min as "timeMin", r.time_given as "timeGiven",
             r.rate, r.tech_lat as "techLat", r.tech_lng as "techLng", r.updated_at as "updatedAt",
             json_build_object('id', c.id, 'nit', c.nit, 'name', c.name, 'phone', c.phone,
@@ -139,8 +138,8 @@ export async function closeWindows(
        join central c on c.id = r.central_id
        left join api_user u on u.id = c.api_user_id
        join technician t on t.id = r.technician_id
-      where r.offer_uuid = any(?::uuid[])`,
-    [uuidArray(windows.map((w) => w.uuid))],
+      where r.offer_uuid = any($1::uuid[])`,
+    [windows.map((w) => w.uuid)],
   );
   const byOffer = new Map<string, ResponseRow[]>();
   for (const r of responses) {
@@ -224,13 +223,14 @@ export async function closeWindows(
   // Only what the moves change: an ABIERTA offer has no assignment and no ranking yet. The keys are also given as an
   // array: the planner cannot count a jsonb record set's rows (it assumes 100) and, without them, joined it to the
   // whole offer table by a sequential scan (seen with auto_explain under the bench), a cost that grows with the table.
-  await em.execute(
+  await sql(
+    em,
     `update offer o
         set state = v.state, assigned_central_id = v.central, assigned_technician_id = v.technician,
-            accepted_response = v.response, ranking = v.ranking, updated_at = ?
-       from jsonb_to_recordset(?::jsonb) as v(uuid uuid, state text, central int, technician int, response int, ranking jsonb)
-      where o.uuid = any(?::uuid[]) and o.uuid = v.uuid`,
-    [now, JSON.stringify(offerRows), uuidArray(windows.map((w) => w.uuid))],
+            accepted_response = v.response, ranking = v.ranking, updated_at = $1
+       from jsonb_to_recordset($2::jsonb) as v(uuid uuid, state text, central int, technician int, response int, ranking jsonb)
+      where o.uuid = any($3::uuid[]) and o.uuid = v.uuid`,
+    [now.toISOString(), JSON.stringify(offerRows), windows.map((w) => w.uuid)],
   );
   await em.insertMany<OfferTransition>(OfferTransition, transitions);
   await insertDeliveries(em, deliveries);
