@@ -27,6 +27,7 @@ import { responseView } from './responses.js';
 import { announceSelection, selectResponse, type Selection } from '../selection/selection.js';
 import { lockOffer } from '../lifecycle/stateMachine.js';
 import type { OfferState } from '../lifecycle/states.js';
+import { sql } from '../../../db/sql.js';
 
 export const ACCEPTANCE_MESSAGES = {
   recorded: 'RESPUESTA ACEPTADA, ESPERA POR FAVOR A QUE SE CONFIRME LA ASIGNACIÓN DEL SERVICIO',
@@ -212,12 +213,12 @@ const FACTS = `
          g.url_api, g.api_endpoint, t.id as technician_id, t.names as technician_names, t.rate as technician_rate,
          st_distance(o.origin, p.pt) as distance_m, st_y(p.pt::geometry) as lat, st_x(p.pt::geometry) as lng
     from (select 1) one
-    left join central c on c.nit = ? and c.api_user_id = ?
-    left join offer o on o.uuid = ?
+    left join central c on c.nit = $1 and c.api_user_id = $2
+    left join offer o on o.uuid = $3
     left join api_user g on g.id = o.generator_id
-    left join technician t on t.dni = ? and t.central_id = c.id
+    left join technician t on t.dni = $4 and t.central_id = c.id
     left join lateral (
-      select case when ?::boolean then st_setsrid(st_makepoint(?::float8, ?::float8), 4326)::geography else t.position end as pt
+      select case when $5::boolean then st_setsrid(st_makepoint($6::float8, $7::float8), 4326)::geography else t.position end as pt
     ) p on true`;
 
 /**
@@ -226,10 +227,11 @@ const FACTS = `
  * (a central answering twice replaces its own), and the state seen under the lock.
  */
 const RECORD = `
-  with o as (select uuid, state from offer where uuid = ? for update),
+  with o as (select uuid, state from offer where uuid = $1 for update),
   up as (
     insert into offer_response (offer_uuid, central_id, technician_id, distance_km, time_min, time_given, rate, tech_lat, tech_lng, created_at, updated_at)
-    select o.uuid, ?, ?, ?, ?, ?, ?, ?, ?, now(), now() from o where o.state = 'ABIERTA'
+    select o.uuid, $2::int, $3::int, $4::float8, $5::float8, $6::boolean, $7::float8, $8::float8, $9::float8, now(), now()
+      from o where o.state = 'ABIERTA'
     on conflict (offer_uuid, central_id) do update
        set technician_id = excluded.technician_id, distance_km = excluded.distance_km, time_min = excluded.time_min,
            time_given = excluded.time_given, rate = excluded.rate, tech_lat = excluded.tech_lat, tech_lng = excluded.tech_lng,
@@ -246,7 +248,7 @@ const RECORD = `
  */
 async function recordQuickly(rt: Runtime, em: EntityManager, caller: ApiUser, a: Parsed): Promise<AcceptanceOutcome | null> {
   const given = a.position !== null && validCoords(a.position.lat, a.position.lng);
-  const [f] = await em.execute<Facts[]>(FACTS, [
+  const [f] = await sql<Facts>(em, FACTS, [
     a.dniPrestador,
     caller.id,
     a.offerUuid,
@@ -265,7 +267,7 @@ async function recordQuickly(rt: Runtime, em: EntityManager, caller: ApiUser, a:
   if (early) throw early;
   if (f.offer_state !== 'ABIERTA' || (f.generator_nit !== null && f.central_nit === f.generator_nit)) return null;
   const figures = responseFigures(f, a.minutes, f.technician_id, rt.config.averageSpeedKmh);
-  const [r] = await em.execute<Array<{ state: OfferState; response_id: number | null }>>(RECORD, [
+  const [r] = await sql<{ state: OfferState; response_id: number | null }>(em, RECORD, [
     a.offerUuid,
     f.central_id,
     f.technician_id,

@@ -5,12 +5,13 @@
  * cost about ten times the CPU and four round trips, docs/decisions.md,
  * "Offer lifecycle") and POST /asignacion-directa (already assigned, with its
  * codes) both write through it; the tests read every column back through the
- * entities.
+ * entities. Through the driver (src/db/sql.ts), as every hot statement.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_DESCRIPTION, type OfferDraft } from './input.js';
 import { creationState, type CreationTrigger } from '../lifecycle/stateMachine.js';
 import { auditActor } from '../../../limits.js';
+import { sql } from '../../../db/sql.js';
 
 /** Who a directly assigned offer goes to, and its codes (D6). */
 export interface NewAssignment {
@@ -44,7 +45,7 @@ export type InsertResult = 'inserted' | 'uuid-exists' | 'unknown-type';
 
 const INSERT_OFFER = `
 with st as (
-  select id, coalesce(?::text, nullif(btrim(type), ''), ?::text) as descripcion from service_type where id = ?::int
+  select id, coalesce($1::text, nullif(btrim(type), ''), $2::text) as descripcion from service_type where id = $3::int
 ), o as (
   insert into offer (uuid, generator_id, service_type_id, state, created_at, updated_at, deadline_at, expires_at,
                      origin_lat, origin_lng, direccion_origen, punto_referencia_origen, ciudad, departamento,
@@ -52,18 +53,18 @@ with st as (
                      fecha_cita, hora_cita, scheduled_at, observaciones, vehiculo, priority, ofertante,
                      internal, global, socket_id, telefono_cliente,
                      assigned_central_id, assigned_technician_id, codigo_servicio, codigo_solicitud)
-  select ?::uuid, ?::int, st.id, ?::text, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?::timestamptz,
-         ?::float8, ?::float8, ?::text, ?::text, ?::text, ?::text,
-         ?::float8, ?::float8, ?::text, ?::text, st.descripcion,
-         ?::text, ?::text, ?::timestamptz, ?::text, ?::jsonb, ?::boolean, ?::text,
-         ?::bigint, ?::bigint, ?::text, ?::text,
-         ?::int, ?::int, ?::text, ?::text
+  select $4::uuid, $5::int, st.id, $6::text, $7::timestamptz, $8::timestamptz, $9::timestamptz, $10::timestamptz,
+         $11::float8, $12::float8, $13::text, $14::text, $15::text, $16::text,
+         $17::float8, $18::float8, $19::text, $20::text, st.descripcion,
+         $21::text, $22::text, $23::timestamptz, $24::text, $25::jsonb, $26::boolean, $27::text,
+         $28::bigint, $29::bigint, $30::text, $31::text,
+         $32::int, $33::int, $34::text, $35::text
     from st
   on conflict (uuid) do nothing
   returning uuid, state, created_at
 )
 insert into offer_transition (offer_uuid, from_state, to_state, actor, at)
-select uuid, null, state, ?::text, created_at from o
+select uuid, null, state, $36::text, created_at from o
 returning offer_uuid`;
 
 /**
@@ -72,7 +73,7 @@ returning offer_uuid`;
  */
 export async function insertOffer(em: EntityManager, o: NewOffer, creation: Creation): Promise<InsertResult> {
   const a = o.assignment;
-  const rows = await em.execute<Array<{ offer_uuid: string }>>(INSERT_OFFER, [
+  const rows = await sql<{ offer_uuid: string }>(em, INSERT_OFFER, [
     o.descripcionServicio,
     DEFAULT_DESCRIPTION,
     o.serviceTypeId,
@@ -111,6 +112,6 @@ export async function insertOffer(em: EntityManager, o: NewOffer, creation: Crea
     auditActor(creation.actor),
   ]);
   if (rows.length === 1) return 'inserted';
-  const [type] = await em.execute<Array<{ id: number }>>('select id from service_type where id = ?', [o.serviceTypeId]);
+  const [type] = await sql<{ id: number }>(em, 'select id from service_type where id = $1', [o.serviceTypeId]);
   return type ? 'uuid-exists' : 'unknown-type';
 }
