@@ -98,9 +98,39 @@ export function claimedAtWrite(row: DeliveryRow, receiver: { apiKey: string | nu
   return { row: { ...row, state: 'sending', attempts: 1, sentAt: new Date() }, claimed };
 }
 
-/** The rows of PUTs (deliveryRow, or claimedAtWrite's) in one INSERT, outside the unit of work. */
+/**
+ * The rows of PUTs (deliveryRow, or claimedAtWrite's) in one INSERT, outside
+ * the unit of work, through the driver (src/db/sql.ts), in the order given:
+ * `seq` follows it, and D12 sends an offer's notices to one URL in that order.
+ */
 export async function insertDeliveries(em: EntityManager, rows: Array<DeliveryRow | ClaimedRow>): Promise<void> {
-  if (rows.length) await em.insertMany<WebhookDelivery>(WebhookDelivery, rows);
+  if (!rows.length) return;
+  const records = rows.map((r) => ({
+    id: r.id,
+    offer_uuid: r.offer,
+    kind: r.kind,
+    event_id: r.eventId,
+    url: r.url,
+    method: r.method,
+    request_headers: r.requestHeaders,
+    request_body: r.requestBody,
+    receiver_id: r.receiver,
+    state: r.state,
+    attempts: r.attempts,
+    created_at: r.createdAt.toISOString(),
+    sent_at: 'sentAt' in r ? r.sentAt.toISOString() : null,
+  }));
+  await sql(
+    em,
+    `insert into webhook_delivery (id, offer_uuid, kind, event_id, url, method, request_headers, request_body, receiver_id, state, attempts, created_at, sent_at)
+     select r.id, r.offer_uuid, r.kind, r.event_id, r.url, r.method, r.request_headers, r.request_body, r.receiver_id, r.state, r.attempts,
+            r.created_at, r.sent_at
+       from jsonb_array_elements($1::jsonb) with ordinality as e(j, n),
+            jsonb_to_record(e.j) as r(id uuid, offer_uuid uuid, kind text, event_id text, url text, method text, request_headers jsonb,
+                                      request_body jsonb, receiver_id int, state text, attempts int, created_at timestamptz, sent_at timestamptz)
+      order by e.n`,
+    [JSON.stringify(records)],
+  );
 }
 
 /** Adds a pending PUT to the unit of work; the caller's flush/commit writes it. */

@@ -170,7 +170,9 @@ describe('acceptance notification sent by the selecting process', () => {
     expect(job?.data).to.deep.equal({ deliveryId: claimed!.id });
     await job!.remove(); // its settling waits for the webhook timeout: not this test's subject
     // claimed once: the job settles it as unanswered once the timeout has passed (D5), it never sends it again
-    expect((await deliveryOf(uuid))).to.include({ state: 'sending', attempts: 1 });
+    const row = await deliveryOf(uuid);
+    expect(row).to.include({ state: 'sending', attempts: 1 });
+    expect(row.sentAt, 'claimed when written').to.be.instanceOf(Date);
   });
 
   it('a closing batch that does not commit releases the places it held', async () => {

@@ -4,9 +4,10 @@
  * transaction; through entities, hydrating their responses, centrals and
  * technicians and computing the flush's change sets cost more than half of
  * the time-critical worker's CPU per window. Here the batch is read as plain
- * rows (the offers locked, then every response with what the notices need)
- * and written set-based: one UPDATE of the offers, one INSERT of their audit
- * rows, one INSERT of their deliveries, whatever the batch's size.
+ * rows (the offers locked in one statement, then every response with what the
+ * notices need in a second) and written set-based: one statement updates the
+ * offers and inserts their audit rows, one inserts their deliveries, whatever
+ * the batch's size; all four through the driver (src/db/sql.ts).
  *
  * It makes exactly the two moves the evaluation makes (ABIERTA → ACEPTADA and
  * ABIERTA → SIN_RESPUESTA, by `evaluacion`) with what `transition` and
@@ -17,10 +18,8 @@
  * Neither move holds or releases a technician (D16: only ASIGNADA and the end
  * of an active service do), and neither assigns service codes.
  */
-import type { RequiredEntityData } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../../config/index.js';
-import { OfferTransition } from '../../../db/entities/index.js';
 import { sql } from '../../../db/sql.js';
 import { auditActor } from '../../../limits.js';
 import { selectionNovelties, stateNotices, type NoticeReceiver } from '../../notifications/plan.js';
@@ -85,19 +84,20 @@ const WINDOW_COLUMNS = `o.uuid, o.state, o.deadline_at as "deadlineAt", o.expire
  * ABIERTA ones, the own first.
  */
 export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: number, now: Date): Promise<DueWindow[]> {
-  const [own] = await sql<DueWindow>(
+  // One statement: the own row is locked first (the outer query reads `own` before `others`), then the others.
+  const rows = await sql<DueWindow & { own: boolean }>(
     em,
-    `select ${WINDOW_COLUMNS} from offer o join api_user g on g.id = o.generator_id where o.uuid = $1 for update of o`,
-    [ownUuid],
+    `with own as (
+       select ${WINDOW_COLUMNS}, true as own from offer o join api_user g on g.id = o.generator_id where o.uuid = $1 for update of o
+     ), others as (
+       select ${WINDOW_COLUMNS}, false as own from offer o join api_user g on g.id = o.generator_id
+        where o.state = 'ABIERTA' and o.deadline_at <= $2 and o.uuid <> $1
+        order by o.deadline_at limit $3 for update of o skip locked
+     )
+     select * from own union all select * from others`,
+    [ownUuid, now.toISOString(), limit],
   );
-  const others = await sql<DueWindow>(
-    em,
-    `select ${WINDOW_COLUMNS} from offer o join api_user g on g.id = o.generator_id
-      where o.state = 'ABIERTA' and o.deadline_at <= $1 and o.uuid <> $2
-      order by o.deadline_at limit $3 for update of o skip locked`,
-    [now.toISOString(), ownUuid, limit],
-  );
-  const windows = own?.state === 'ABIERTA' ? [own, ...others] : others;
+  const windows: DueWindow[] = rows.filter((w) => !w.own || w.state === 'ABIERTA').map(({ own: _own, ...w }) => w);
   for (const w of windows) {
     w.deadlineAt = readDate(em, w.deadlineAt);
     w.expiresAt = readDate(em, w.expiresAt);
@@ -152,7 +152,8 @@ export async function closeWindows(
   const now = new Date();
   const fecha = now.toISOString();
   const offerRows: Array<Record<string, unknown>> = [];
-  const transitions: Array<RequiredEntityData<OfferTransition>> = [];
+  /** offer_transition rows, by column */
+  const transitions: Array<Record<string, unknown>> = [];
   const deliveries: Parameters<typeof insertDeliveries>[1] = [];
   const closed: ClosedWindow[] = [];
   for (const w of windows) {
@@ -189,13 +190,13 @@ export async function closeWindows(
       offerRows.push({ uuid: w.uuid, state: to, central: null, technician: null, response: null, ranking: null });
     }
     transitions.push({
-      offer: w.uuid,
-      fromState: 'ABIERTA',
-      toState: to,
+      offer_uuid: w.uuid,
+      from_state: 'ABIERTA',
+      to_state: to,
       actor: auditActor(actor),
-      at: now,
-      techLat: chosen?.techLat ?? null,
-      techLng: chosen?.techLng ?? null,
+      at: fecha,
+      tech_lat: chosen?.techLat ?? null,
+      tech_lng: chosen?.techLng ?? null,
       detail: chosen ? { responseId: chosen.id, centralId: chosen.central.id, technicianId: chosen.technician.id, deliveryId } : null,
     });
     const novelties = chosen ? selectionNovelties(own, chosen.central.id, 'ACEPTADA') : [];
@@ -220,19 +221,25 @@ export async function closeWindows(
     );
   }
 
-  // Only what the moves change: an ABIERTA offer has no assignment and no ranking yet. The keys are also given as an
-  // array: the planner cannot count a jsonb record set's rows (it assumes 100) and, without them, joined it to the
-  // whole offer table by a sequential scan (seen with auto_explain under the bench), a cost that grows with the table.
+  // Only what the moves change (an ABIERTA offer has no assignment and no ranking yet), and the audit rows, in one
+  // statement. The keys are also given as an array: the planner cannot count a jsonb record set's rows (it assumes
+  // 100) and, without them, joined it to the whole offer table by a sequential scan (seen with auto_explain under
+  // the bench), a cost that grows with the table.
   await sql(
     em,
-    `update offer o
-        set state = v.state, assigned_central_id = v.central, assigned_technician_id = v.technician,
-            accepted_response = v.response, ranking = v.ranking, updated_at = $1
-       from jsonb_to_recordset($2::jsonb) as v(uuid uuid, state text, central int, technician int, response int, ranking jsonb)
-      where o.uuid = any($3::uuid[]) and o.uuid = v.uuid`,
-    [now.toISOString(), JSON.stringify(offerRows), windows.map((w) => w.uuid)],
+    `with moved as (
+       update offer o
+          set state = v.state, assigned_central_id = v.central, assigned_technician_id = v.technician,
+              accepted_response = v.response, ranking = v.ranking, updated_at = $1
+         from jsonb_to_recordset($2::jsonb) as v(uuid uuid, state text, central int, technician int, response int, ranking jsonb)
+        where o.uuid = any($3::uuid[]) and o.uuid = v.uuid
+     )
+     insert into offer_transition (offer_uuid, from_state, to_state, actor, at, tech_lat, tech_lng, detail)
+     select t.offer_uuid, t.from_state, t.to_state, t.actor, t.at, t.tech_lat, t.tech_lng, t.detail
+       from jsonb_to_recordset($4::jsonb)
+         as t(offer_uuid uuid, from_state text, to_state text, actor text, at timestamptz, tech_lat float8, tech_lng float8, detail jsonb)`,
+    [now.toISOString(), JSON.stringify(offerRows), windows.map((w) => w.uuid), JSON.stringify(transitions)],
   );
-  await em.insertMany<OfferTransition>(OfferTransition, transitions);
   await insertDeliveries(em, deliveries);
   return closed;
 }
