@@ -19,6 +19,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint, type SendConfig } from '../../webhooks/deliveries.js';
+import { sql } from '../../db/sql.js';
 import { lockOffer } from '../offers/lifecycle/stateMachine.js';
 import { findCandidatesMany } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
@@ -61,13 +62,14 @@ interface Seen {
  */
 export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<DistributionOutcome | null> {
   const em = rt.orm.em.fork();
-  const [seen] = await em.getConnection().execute<Seen[]>(
+  const [seen] = await sql<Seen>(
+    em,
     `select o.state, o.distributed_at is not null as recorded,
             (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'central') as centrals,
             (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician') as technicians,
             exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician' and r.notified_at is null) as unclaimed,
             exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending') as pending
-       from offer o where o.uuid = ?`,
+       from offer o where o.uuid = $1`,
     [offerUuid],
   );
   if (!seen || seen.state !== 'ABIERTA') {
@@ -184,16 +186,16 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   // the pushes (one multi-row INSERT by the unit of work), then every recipient and the offers' mark in one
   // statement (a recipient already there, from data older than the mark, is kept: one odd offer never fails a batch)
   if (pushes) await em.flush();
-  await em.getConnection().execute(
-    `with marked as (update offer set distributed_at = now() where uuid in (?))
+  // through the driver (src/db/sql.ts): the recipients' JSON goes as a parameter, not escaped into the text
+  await sql(
+    em,
+    `with marked as (update offer set distributed_at = now() where uuid = any($1::uuid[]))
      insert into offer_recipient (offer_uuid, kind, central_id, technician_id, channel, distance_km, delivery_id, created_at)
      select r.offer_uuid, r.kind, r.central_id, r.technician_id, r.channel, r.distance_km, r.delivery_id, now()
-       from jsonb_to_recordset(?::jsonb)
+       from jsonb_to_recordset($2::jsonb)
          as r(offer_uuid uuid, kind text, central_id int, technician_id int, channel text, distance_km float8, delivery_id uuid)
      on conflict do nothing`,
     [offers.map((o) => o.uuid), JSON.stringify(rows)],
-    'run',
-    em.getTransactionContext(),
   );
   return counts;
 }
@@ -222,17 +224,16 @@ async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], 
  * real-time delivery is fire-and-forget).
  */
 async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: readonly Offer[]): Promise<Map<string, number>> {
-  const claimed = await em
-    .getConnection()
-    .execute<Array<{ offer_uuid: string; technician_id: number; distance_km: number }>>(
-      `with claimed as (
-         update offer_recipient set notified_at = now()
-          where offer_uuid in (?) and kind = 'technician' and notified_at is null
-          returning offer_uuid, technician_id, distance_km
-       )
-       select offer_uuid, technician_id, distance_km from claimed order by offer_uuid, distance_km`,
-      [offers.map((o) => o.uuid)],
-    );
+  const claimed = await sql<{ offer_uuid: string; technician_id: number; distance_km: number }>(
+    em,
+    `with claimed as (
+       update offer_recipient set notified_at = now()
+        where offer_uuid = any($1::uuid[]) and kind = 'technician' and notified_at is null
+        returning offer_uuid, technician_id, distance_km
+     )
+     select offer_uuid, technician_id, distance_km from claimed order by offer_uuid, distance_km`,
+    [offers.map((o) => o.uuid)],
+  );
   const byOffer = new Map<string, Array<{ technician_id: number; distance_km: number }>>();
   for (const r of claimed) byOffer.set(r.offer_uuid, [...(byOffer.get(r.offer_uuid) ?? []), r]);
   const out = new Map<string, number>();
