@@ -3,10 +3,24 @@
  * webhook profile, a responding central (its API user, key and technician),
  * and a valid POST /oferta body.
  */
+import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
-import { BOGOTA, GENERATOR_URL, makeApiUser, makeCentral, makeTechnician } from './factories.js';
+import { resetDb } from './db.js';
+import {
+  BOGOTA,
+  GENERATOR_URL,
+  WITH_STATE_ENDPOINT,
+  makeApiUser,
+  makeCentral,
+  makeGenerator,
+  makeOffer,
+  makeServiceType,
+  makeTechnician,
+  type Generator,
+} from './factories.js';
+import type { TestApp } from './harness.js';
 
 export { GENERATOR_URL, RESPUESTA_PATH, makeGenerator, type Generator } from './factories.js';
 
@@ -64,4 +78,31 @@ export function offerBody(o: Record<string, unknown> = {}): Record<string, unkno
 /** A PUT /aceptacion body for a responder. */
 export function acceptanceBody(offerUuid: string, r: Responder, o: Record<string, unknown> = {}): Record<string, unknown> {
   return { id: offerUuid, dniPrestador: r.central.nit, dniTecnico: r.technician.dni, ...o };
+}
+
+/**
+ * The parties of the closing tests, on an emptied database: service type 1,
+ * a generator with a state endpoint and the two rival centrals (makeRivals).
+ */
+export async function closingParties(app: TestApp): Promise<{ gen: Generator; fast: Responder; slow: Responder }> {
+  const fork = () => app.rt.orm.em.fork();
+  await resetDb(app.rt.orm);
+  await makeServiceType(fork(), { id: 1 });
+  const gen = await makeGenerator(fork(), WITH_STATE_ENDPOINT);
+  return { gen, ...(await makeRivals(fork)) };
+}
+
+/** An offer open for a minute, answered through PUT /aceptacion by each responder with its arrival time (minutes). */
+export async function answeredOffer(app: TestApp, gen: Generator, answers: ReadonlyArray<readonly [Responder, number]>): Promise<string> {
+  const offer = await makeOffer(app.rt.orm.em.fork(), gen.user, { deadlineAt: new Date(Date.now() + 60_000) });
+  for (const [r, minutes] of answers) {
+    const res = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(offer.uuid, r, { tiempoLlegadaSitio: minutes }), headers: { 'x-apikey': r.key } });
+    expect(res.statusCode, 'the answer is recorded').to.equal(200);
+  }
+  return offer.uuid;
+}
+
+/** Moves the offers' deadlines a second into the past: their windows are due. */
+export async function makeDue(app: TestApp, uuids: readonly string[]): Promise<void> {
+  await app.rt.orm.em.fork().getConnection().execute(`update offer set deadline_at = now() - interval '1 second' where uuid = any(?::uuid[])`, [`{${uuids.join(',')}}`]);
 }

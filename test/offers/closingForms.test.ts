@@ -12,10 +12,8 @@ import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { rankResponses } from '../../src/domain/offers/selection/ranking.js';
 import { selectResponse } from '../../src/domain/offers/selection/selection.js';
 import { lockOffer, transition } from '../../src/domain/offers/lifecycle/stateMachine.js';
-import { resetDb } from '../helpers/db.js';
-import { WITH_STATE_ENDPOINT, makeOffer, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeRivals, type Generator, type Responder } from '../helpers/offers.js';
+import { answeredOffer, closingParties, makeDue, type Generator, type Responder } from '../helpers/offers.js';
 
 type Row = Record<string, unknown>;
 
@@ -37,15 +35,7 @@ describe('closing a window: the batch form writes what the unit-of-work form wri
 
   async function scenario(): Promise<string[]> {
     const uuids: string[] = [];
-    for (const answers of SCENARIO) {
-      const offer = await makeOffer(fork(), gen.user, { deadlineAt: new Date(Date.now() + 60_000) });
-      for (const [who, minutes] of answers) {
-        const r = who();
-        const res = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(offer.uuid, r, { tiempoLlegadaSitio: minutes }), headers: { 'x-apikey': r.key } });
-        expect(res.statusCode).to.equal(200);
-      }
-      uuids.push(offer.uuid);
-    }
+    for (const answers of SCENARIO) uuids.push(await answeredOffer(app, gen, answers.map(([who, minutes]) => [who(), minutes] as const)));
     return uuids;
   }
 
@@ -112,10 +102,7 @@ describe('closing a window: the batch form writes what the unit-of-work form wri
 
   before(async () => {
     app = await startApp();
-    await resetDb(app.rt.orm);
-    await makeServiceType(fork(), { id: 1 });
-    gen = await makeGenerator(fork(), WITH_STATE_ENDPOINT);
-    ({ fast, slow } = await makeRivals(fork));
+    ({ gen, fast, slow } = await closingParties(app));
   });
   after(async () => app.close());
 
@@ -124,7 +111,7 @@ describe('closing a window: the batch form writes what the unit-of-work form wri
     for (const uuid of throughEntities) await closeThroughEntities(uuid);
 
     const batched = await scenario();
-    await sql(`update offer set deadline_at = now() - interval '1 second' where uuid = any(?::uuid[])`, [`{${batched.join(',')}}`]);
+    await makeDue(app, batched);
     expect(await evaluateOffer(app.rt, batched[0])).to.equal('selected');
 
     const states: string[] = [];

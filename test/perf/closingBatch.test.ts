@@ -11,10 +11,8 @@ import pg from 'pg';
 import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { jobId } from '../../src/queues/registry.js';
-import { resetDb } from '../helpers/db.js';
-import { GENERATOR_URL, WITH_STATE_ENDPOINT, makeOffer, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeRivals, type Generator, type Responder } from '../helpers/offers.js';
+import { GENERATOR_URL, answeredOffer, closingParties, makeDue, type Generator, type Responder } from '../helpers/offers.js';
 import { statementsOf } from '../helpers/statements.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -24,22 +22,12 @@ describe('closing windows in batches (issue 12.3)', () => {
   let fast: Responder;
   let slow: Responder;
   const fork = () => app.rt.orm.em.fork();
-  const sql = (q: string, params: unknown[] = []) => fork().getConnection().execute(q, params);
 
   /** Offers past their deadline (or not, `due: false`), each answered by both responders or by none. */
   async function offers(answered: boolean[], due = true): Promise<string[]> {
     const uuids: string[] = [];
-    for (const answer of answered) {
-      const offer = await makeOffer(fork(), gen.user, { deadlineAt: new Date(Date.now() + 60_000) });
-      if (answer) {
-        for (const [r, minutes] of [[fast, 8], [slow, 15]] as const) {
-          const res = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(offer.uuid, r, { tiempoLlegadaSitio: minutes }), headers: { 'x-apikey': r.key } });
-          expect(res.statusCode).to.equal(200);
-        }
-      }
-      uuids.push(offer.uuid);
-    }
-    if (due) await sql(`update offer set deadline_at = now() - interval '1 second' where uuid = any(?::uuid[])`, [`{${uuids.join(',')}}`]);
+    for (const answer of answered) uuids.push(await answeredOffer(app, gen, answer ? [[fast, 8], [slow, 15]] : []));
+    if (due) await makeDue(app, uuids);
     return uuids;
   }
 
@@ -47,11 +35,8 @@ describe('closing windows in batches (issue 12.3)', () => {
 
   before(async () => {
     app = await startApp();
-    await resetDb(app.rt.orm);
-    await makeServiceType(fork(), { id: 1 });
-    gen = await makeGenerator(fork(), WITH_STATE_ENDPOINT);
     // the losing central has a novelty endpoint: its "not assigned" notice is planned in the batch too (D12)
-    ({ fast, slow } = await makeRivals(fork));
+    ({ gen, fast, slow } = await closingParties(app));
   });
   after(async () => app.close());
 
