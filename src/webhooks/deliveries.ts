@@ -17,7 +17,7 @@ import { storableText } from '../text.js';
 import { sendWebhook, type WebhookOutcome } from './send.js';
 import { configTargets } from './targets.js';
 import { webhookDeliveries } from '../metrics/metrics.js';
-import { sql } from '../db/sql.js';
+import { prepared, sql } from '../db/sql.js';
 
 /** What a send needs of the configuration: its timeout and where it may go. */
 export type SendConfig = Pick<Config, 'webhookTimeoutMs' | 'outboundAllowPrivate' | 'outboundAllowHosts'>;
@@ -98,6 +98,15 @@ export function claimedAtWrite(row: DeliveryRow, receiver: { apiKey: string | nu
   return { row: { ...row, state: 'sending', attempts: 1, sentAt: new Date() }, claimed };
 }
 
+/** Rows given as one JSON array, inserted in its order. */
+const INSERT_DELIVERIES = prepared(`insert into webhook_delivery (id, offer_uuid, kind, event_id, url, method, request_headers, request_body, receiver_id, state, attempts, created_at, sent_at)
+     select r.id, r.offer_uuid, r.kind, r.event_id, r.url, r.method, r.request_headers, r.request_body, r.receiver_id, r.state, r.attempts,
+            r.created_at, r.sent_at
+       from jsonb_array_elements($1::jsonb) with ordinality as e(j, n),
+            jsonb_to_record(e.j) as r(id uuid, offer_uuid uuid, kind text, event_id text, url text, method text, request_headers jsonb,
+                                      request_body jsonb, receiver_id int, state text, attempts int, created_at timestamptz, sent_at timestamptz)
+      order by e.n`);
+
 /**
  * The rows of PUTs (deliveryRow, or claimedAtWrite's) in one INSERT, outside
  * the unit of work, through the driver (src/db/sql.ts), in the order given:
@@ -122,13 +131,7 @@ export async function insertDeliveries(em: EntityManager, rows: Array<DeliveryRo
   }));
   await sql(
     em,
-    `insert into webhook_delivery (id, offer_uuid, kind, event_id, url, method, request_headers, request_body, receiver_id, state, attempts, created_at, sent_at)
-     select r.id, r.offer_uuid, r.kind, r.event_id, r.url, r.method, r.request_headers, r.request_body, r.receiver_id, r.state, r.attempts,
-            r.created_at, r.sent_at
-       from jsonb_array_elements($1::jsonb) with ordinality as e(j, n),
-            jsonb_to_record(e.j) as r(id uuid, offer_uuid uuid, kind text, event_id text, url text, method text, request_headers jsonb,
-                                      request_body jsonb, receiver_id int, state text, attempts int, created_at timestamptz, sent_at timestamptz)
-      order by e.n`,
+    INSERT_DELIVERIES,
     [JSON.stringify(records)],
   );
 }
@@ -191,6 +194,22 @@ export interface Attempt {
   next: string | null;
 }
 
+/** An attempt's outcome on its row and in the delivery log (D18), with the next delivery due to that receiver. */
+const RECORD_ATTEMPT = prepared(`with done as (
+       update webhook_delivery d
+          set state = $1::text, status_code = $2, latency_ms = $3, reply_body = $4, error = $5, request_headers = $6,
+              completed_at = case when $1::text = 'pending' then null else now() end
+        where d.id = $7 and d.state = 'sending'
+        returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error,
+                  (select e.id from webhook_delivery e
+                    where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ('pending', 'sending') and e.seq > d.seq
+                    order by e.seq limit 1) as next
+     ), logged as (
+       insert into webhook_attempt (delivery_id, attempt, actor, request_headers, status_code, latency_ms, reply_body, error)
+       select id, attempts, $8, request_headers, status_code, latency_ms, reply_body, error from done
+     )
+     select next from done`);
+
 /**
  * Sends a claimed delivery and records the try on its row: the verdict the
  * caller draws from the answer (`pending` leaves it to be tried again), the
@@ -215,20 +234,7 @@ export async function attemptDelivery(
   // The row's summary and the attempt's own record (D18) in one statement.
   const rows = await sql<{ next: string | null }>(
     em,
-    `with done as (
-       update webhook_delivery d
-          set state = $1::text, status_code = $2, latency_ms = $3, reply_body = $4, error = $5, request_headers = $6,
-              completed_at = case when $1::text = 'pending' then null else now() end
-        where d.id = $7 and d.state = 'sending'
-        returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error,
-                  (select e.id from webhook_delivery e
-                    where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ('pending', 'sending') and e.seq > d.seq
-                    order by e.seq limit 1) as next
-     ), logged as (
-       insert into webhook_attempt (delivery_id, attempt, actor, request_headers, status_code, latency_ms, reply_body, error)
-       select id, attempts, $8, request_headers, status_code, latency_ms, reply_body, error from done
-     )
-     select next from done`,
+    RECORD_ATTEMPT,
     [verdict, outcome.statusCode, outcome.latencyMs, stored(outcome.replyBody), stored(error), JSON.stringify(outcome.sentHeaders), d.id, actor],
   );
   return { outcome, verdict, error, recorded: rows.length === 1, next: rows[0]?.next ?? null };
@@ -284,6 +290,11 @@ export async function unfinishedOf(em: EntityManager, offerUuid: string, kind: D
   return rows.map((d) => d.id);
 }
 
+/** An offer's state and its unsent deliveries of one kind. */
+const STATE_AND_UNFINISHED = prepared(`select o.state,
+            array(select d.id::text from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = $1 and d.state in ${UNFINISHED}) as unfinished
+       from offer o where o.uuid = $2`);
+
 /**
  * An offer's state and the ids of its deliveries of `kind` still to send or
  * being sent, in one read (one snapshot: deliveries written with the state
@@ -296,9 +307,7 @@ export async function offerStateAndUnfinished(
 ): Promise<{ state: string; unfinished: string[] } | null> {
   const [row] = await sql<{ state: string; unfinished: string[] }>(
     em,
-    `select o.state,
-            array(select d.id::text from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = $1 and d.state in ${UNFINISHED}) as unfinished
-       from offer o where o.uuid = $2`,
+    STATE_AND_UNFINISHED,
     [kind, offerUuid],
   );
   return row ?? null;

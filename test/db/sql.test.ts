@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../../src/db/orm.js';
-import { sql, sqlCount } from '../../src/db/sql.js';
+import { prepared, sql, sqlCount } from '../../src/db/sql.js';
 
 describe('sql (the driver path)', () => {
   let orm: MikroORM;
@@ -47,5 +47,27 @@ describe('sql (the driver path)', () => {
       );
     }
     expect(await sql<{ ok: boolean }>(orm.em.fork(), 'select true as ok')).to.deep.equal([{ ok: true }]);
+  });
+
+  it('a prepared statement is parsed once per connection and then only run, in and out of transactions', async () => {
+    const double = prepared('select $1::int * 2 as n');
+    expect(double.name, 'named after its text').to.equal(prepared('select $1::int * 2 as n').name);
+    expect(double.name).to.not.equal(prepared('select $1::int * 3 as n').name);
+    // past the five custom plans, so PostgreSQL's generic plan runs too
+    for (let i = 0; i < 12; i++) expect(await sql<{ n: number }>(orm.em.fork(), double, [i])).to.deep.equal([{ n: 2 * i }]);
+    await orm.em.fork().transactional(async (em) => {
+      for (let i = 0; i < 8; i++) expect(await sql<{ n: number }>(em, double, [i])).to.deep.equal([{ n: 2 * i }]);
+      const [{ count }] = await sql<{ count: number }>(em, 'select count(*)::int as count from pg_prepared_statements where name = $1', [double.name]);
+      expect(count, 'kept on the connection that ran it').to.equal(1);
+    });
+    // a text PostgreSQL refuses is never kept, and the connection goes on
+    const broken = prepared('select * from no_such_table where id = $1');
+    for (let i = 0; i < 3; i++) {
+      await sql(orm.em.fork(), broken, [1]).then(
+        () => expect.fail('should fail'),
+        (err: Error) => expect(err.message).to.contain('no_such_table'),
+      );
+    }
+    expect(await sql<{ n: number }>(orm.em.fork(), double, [21])).to.deep.equal([{ n: 42 }]);
   });
 });

@@ -19,7 +19,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint, type SendConfig } from '../../webhooks/deliveries.js';
-import { sql } from '../../db/sql.js';
+import { prepared, sql } from '../../db/sql.js';
 import { lockOffer } from '../offers/lifecycle/stateMachine.js';
 import { findCandidatesMany } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
@@ -50,6 +50,14 @@ interface Seen {
   pending: boolean;
 }
 
+/** What an earlier distribution of the offer left done. */
+const SEEN = prepared(`select o.state, o.distributed_at is not null as recorded,
+            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'central') as centrals,
+            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician') as technicians,
+            exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician' and r.notified_at is null) as unclaimed,
+            exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending') as pending
+       from offer o where o.uuid = $1`);
+
 /**
  * Distributes an ABIERTA offer and, in the same transaction, up to
  * DISTRIBUTE_BATCH - 1 other open offers whose recipients nobody has recorded
@@ -64,12 +72,7 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
   const em = rt.orm.em.fork();
   const [seen] = await sql<Seen>(
     em,
-    `select o.state, o.distributed_at is not null as recorded,
-            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'central') as centrals,
-            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician') as technicians,
-            exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician' and r.notified_at is null) as unclaimed,
-            exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending') as pending
-       from offer o where o.uuid = $1`,
+    SEEN,
     [offerUuid],
   );
   if (!seen || seen.state !== 'ABIERTA') {
@@ -138,6 +141,14 @@ interface RecipientRow {
   delivery_id: string | null;
 }
 
+/** The offers' recipients and their mark. */
+const RECORD_RECIPIENTS = prepared(`with marked as (update offer set distributed_at = now() where uuid = any($1::uuid[]))
+     insert into offer_recipient (offer_uuid, kind, central_id, technician_id, channel, distance_km, delivery_id, created_at)
+     select r.offer_uuid, r.kind, r.central_id, r.technician_id, r.channel, r.distance_km, r.delivery_id, now()
+       from jsonb_to_recordset($2::jsonb)
+         as r(offer_uuid uuid, kind text, central_id int, technician_id int, channel text, distance_km float8, delivery_id uuid)
+     on conflict do nothing`);
+
 /**
  * Records the recipients of locked offers not recorded yet, and marks them
  * recorded (`distributed_at`), in set-based statements whatever their number;
@@ -189,12 +200,7 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   // through the driver (src/db/sql.ts): the recipients' JSON goes as a parameter, not escaped into the text
   await sql(
     em,
-    `with marked as (update offer set distributed_at = now() where uuid = any($1::uuid[]))
-     insert into offer_recipient (offer_uuid, kind, central_id, technician_id, channel, distance_km, delivery_id, created_at)
-     select r.offer_uuid, r.kind, r.central_id, r.technician_id, r.channel, r.distance_km, r.delivery_id, now()
-       from jsonb_to_recordset($2::jsonb)
-         as r(offer_uuid uuid, kind text, central_id int, technician_id int, channel text, distance_km float8, delivery_id uuid)
-     on conflict do nothing`,
+    RECORD_RECIPIENTS,
     [offers.map((o) => o.uuid), JSON.stringify(rows)],
   );
   return counts;
@@ -216,6 +222,14 @@ async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], 
   return out;
 }
 
+/** The offers' technicians not yet notified, claimed. */
+const CLAIM_TECHNICIANS = prepared(`with claimed as (
+       update offer_recipient set notified_at = now()
+        where offer_uuid = any($1::uuid[]) and kind = 'technician' and notified_at is null
+        returning offer_uuid, technician_id, distance_km
+     )
+     select offer_uuid, technician_id, distance_km from claimed order by offer_uuid, distance_km`);
+
 /**
  * Claims the technicians not yet notified, of every offer (one UPDATE), and
  * publishes `offer.new` to each, nearest first (D10), as one bus message per
@@ -226,12 +240,7 @@ async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], 
 async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: readonly Offer[]): Promise<Map<string, number>> {
   const claimed = await sql<{ offer_uuid: string; technician_id: number; distance_km: number }>(
     em,
-    `with claimed as (
-       update offer_recipient set notified_at = now()
-        where offer_uuid = any($1::uuid[]) and kind = 'technician' and notified_at is null
-        returning offer_uuid, technician_id, distance_km
-     )
-     select offer_uuid, technician_id, distance_km from claimed order by offer_uuid, distance_km`,
+    CLAIM_TECHNICIANS,
     [offers.map((o) => o.uuid)],
   );
   const byOffer = new Map<string, Array<{ technician_id: number; distance_km: number }>>();

@@ -27,7 +27,7 @@ import { responseView } from './responses.js';
 import { announceSelection, selectResponse, type Selection } from '../selection/selection.js';
 import { lockOffer } from '../lifecycle/stateMachine.js';
 import type { OfferState } from '../lifecycle/states.js';
-import { sql } from '../../../db/sql.js';
+import { prepared, sql } from '../../../db/sql.js';
 
 export const ACCEPTANCE_MESSAGES = {
   recorded: 'RESPUESTA ACEPTADA, ESPERA POR FAVOR A QUE SE CONFIRME LA ASIGNACIÓN DEL SERVICIO',
@@ -208,7 +208,7 @@ interface Facts {
  * Everything D4.2–6 and D2's figures need, in one statement: the caller's central, the offer, its generator's
  * endpoint, the technician and its distance to the origin (the given point, else its last position).
  */
-const FACTS = `
+const FACTS = prepared(`
   select c.id as central_id, c.nit as central_nit, o.state as offer_state, o.generator_id, g.nit as generator_nit,
          g.url_api, g.api_endpoint, t.id as technician_id, t.names as technician_names, t.rate as technician_rate,
          st_distance(o.origin, p.pt) as distance_m, st_y(p.pt::geometry) as lat, st_x(p.pt::geometry) as lng
@@ -219,14 +219,14 @@ const FACTS = `
     left join technician t on t.dni = $4 and t.central_id = c.id
     left join lateral (
       select case when $5::boolean then st_setsrid(st_makepoint($6::float8, $7::float8), 4326)::geography else t.position end as pt
-    ) p on true`;
+    ) p on true`);
 
 /**
  * The response of an offer still ABIERTA, in one statement: the offer locked FOR UPDATE (so it serialises with the
  * evaluation, which locks it before reading the responses), the response upserted only when the state is ABIERTA
  * (a central answering twice replaces its own), and the state seen under the lock.
  */
-const RECORD = `
+const RECORD = prepared(`
   with o as (select uuid, state from offer where uuid = $1 for update),
   up as (
     insert into offer_response (offer_uuid, central_id, technician_id, distance_km, time_min, time_given, rate, tech_lat, tech_lng, created_at, updated_at)
@@ -238,7 +238,7 @@ const RECORD = `
            updated_at = now()
     returning id
   )
-  select o.state, (select id from up) as response_id from o`;
+  select o.state, (select id from up) as response_id from o`);
 
 /**
  * The common path (issue 12 item 5): a response to an offer still ABIERTA from a central that is not the

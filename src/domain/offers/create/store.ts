@@ -11,7 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_DESCRIPTION, type OfferDraft } from './input.js';
 import { creationState, type CreationTrigger } from '../lifecycle/stateMachine.js';
 import { auditActor } from '../../../limits.js';
-import { sql } from '../../../db/sql.js';
+import { prepared, sql } from '../../../db/sql.js';
 
 /** Who a directly assigned offer goes to, and its codes (D6). */
 export interface NewAssignment {
@@ -43,7 +43,7 @@ export interface Creation {
 
 export type InsertResult = 'inserted' | 'uuid-exists' | 'unknown-type';
 
-const INSERT_OFFER = `
+const INSERT_OFFER = prepared(`
 with st as (
   select id, coalesce($1::text, nullif(btrim(type), ''), $2::text) as descripcion from service_type where id = $3::int
 ), o as (
@@ -65,7 +65,7 @@ with st as (
 )
 insert into offer_transition (offer_uuid, from_state, to_state, actor, at)
 select uuid, null, state, $36::text, created_at from o
-returning offer_uuid`;
+returning offer_uuid`);
 
 /**
  * Inserts the offer in the state its creation gives (D1) and its audit row,

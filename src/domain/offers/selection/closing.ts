@@ -20,7 +20,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../../config/index.js';
-import { sql } from '../../../db/sql.js';
+import { prepared, sql } from '../../../db/sql.js';
 import { auditActor } from '../../../limits.js';
 import { selectionNovelties, stateNotices, type NoticeReceiver } from '../../notifications/plan.js';
 import { claimedAtWrite, deliveryRow, insertDeliveries, type ClaimedDelivery } from '../../../webhooks/deliveries.js';
@@ -77,6 +77,16 @@ const WINDOW_COLUMNS = `o.uuid, o.state, o.deadline_at as "deadlineAt", o.expire
   json_build_object('id', g.id, 'urlApi', g.url_api, 'apiEndpoint', g.api_endpoint) as generator,
   json_build_object('apiKey', g.api_key, 'secret', g.webhook_secret) as "generatorKeys"`;
 
+/** The own window locked first (waiting), then others due that nobody holds. */
+const LOCK_DUE = prepared(`with own as (
+       select ${WINDOW_COLUMNS}, true as own from offer o join api_user g on g.id = o.generator_id where o.uuid = $1 for update of o
+     ), others as (
+       select ${WINDOW_COLUMNS}, false as own from offer o join api_user g on g.id = o.generator_id
+        where o.state = 'ABIERTA' and o.deadline_at <= $2 and o.uuid <> $1
+        order by o.deadline_at limit $3 for update of o skip locked
+     )
+     select * from own union all select * from others`);
+
 /**
  * Locks the job's own offer (waiting for it: a response being written holds
  * it) and up to `limit` other ABIERTA offers past their deadline that no one
@@ -87,14 +97,7 @@ export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: 
   // One statement: the own row is locked first (the outer query reads `own` before `others`), then the others.
   const rows = await sql<DueWindow & { own: boolean }>(
     em,
-    `with own as (
-       select ${WINDOW_COLUMNS}, true as own from offer o join api_user g on g.id = o.generator_id where o.uuid = $1 for update of o
-     ), others as (
-       select ${WINDOW_COLUMNS}, false as own from offer o join api_user g on g.id = o.generator_id
-        where o.state = 'ABIERTA' and o.deadline_at <= $2 and o.uuid <> $1
-        order by o.deadline_at limit $3 for update of o skip locked
-     )
-     select * from own union all select * from others`,
+    LOCK_DUE,
     [ownUuid, now.toISOString(), limit],
   );
   const windows: DueWindow[] = rows.filter((w) => !w.own || w.state === 'ABIERTA').map(({ own: _own, ...w }) => w);
@@ -109,6 +112,32 @@ export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: 
 function readDate<T extends Date | null>(em: EntityManager, value: T): T {
   return (value === null ? null : em.getPlatform().parseDate(value as unknown as string)) as T;
 }
+
+/** The windows' responses with their centrals and technicians. */
+const RESPONSES = prepared(`select r.id, r.offer_uuid as "offerUuid", r.distance_km as "distanceKm", r.time_min as "timeMin", r.time_given as "timeGiven",
+            r.rate, r.tech_lat as "techLat", r.tech_lng as "techLng", r.updated_at as "updatedAt",
+            json_build_object('id', c.id, 'nit', c.nit, 'name', c.name, 'phone', c.phone,
+              'apiUser', case when u.id is null then null
+                              else json_build_object('id', u.id, 'urlApi', u.url_api, 'apiEndpoint', u.api_endpoint) end) as central,
+            json_build_object('id', t.id, 'dni', t.dni, 'identifier', t.identifier, 'phone', t.phone, 'names', t.names) as technician
+       from offer_response r
+       join central c on c.id = r.central_id
+       left join api_user u on u.id = c.api_user_id
+       join technician t on t.id = r.technician_id
+      where r.offer_uuid = any($1::uuid[])`);
+
+/** The windows' moves and their audit rows. */
+const CLOSE = prepared(`with moved as (
+       update offer o
+          set state = v.state, assigned_central_id = v.central, assigned_technician_id = v.technician,
+              accepted_response = v.response, ranking = v.ranking, updated_at = $1
+         from jsonb_to_recordset($2::jsonb) as v(uuid uuid, state text, central int, technician int, response int, ranking jsonb)
+        where o.uuid = any($3::uuid[]) and o.uuid = v.uuid
+     )
+     insert into offer_transition (offer_uuid, from_state, to_state, actor, at, tech_lat, tech_lng, detail)
+     select t.offer_uuid, t.from_state, t.to_state, t.actor, t.at, t.tech_lat, t.tech_lng, t.detail
+       from jsonb_to_recordset($4::jsonb)
+         as t(offer_uuid uuid, from_state text, to_state text, actor text, at timestamptz, tech_lat float8, tech_lng float8, detail jsonb)`);
 
 /**
  * Closes locked ABIERTA windows in the caller's root transaction: each one
@@ -128,17 +157,7 @@ export async function closeWindows(
   requireCommitSteps(em);
   const responses = await sql<ResponseRow>(
     em,
-    `select r.id, r.offer_uuid as "offerUuid", r.distance_km as "distanceKm", r.time_min as "timeMin", r.time_given as "timeGiven",
-            r.rate, r.tech_lat as "techLat", r.tech_lng as "techLng", r.updated_at as "updatedAt",
-            json_build_object('id', c.id, 'nit', c.nit, 'name', c.name, 'phone', c.phone,
-              'apiUser', case when u.id is null then null
-                              else json_build_object('id', u.id, 'urlApi', u.url_api, 'apiEndpoint', u.api_endpoint) end) as central,
-            json_build_object('id', t.id, 'dni', t.dni, 'identifier', t.identifier, 'phone', t.phone, 'names', t.names) as technician
-       from offer_response r
-       join central c on c.id = r.central_id
-       left join api_user u on u.id = c.api_user_id
-       join technician t on t.id = r.technician_id
-      where r.offer_uuid = any($1::uuid[])`,
+    RESPONSES,
     [windows.map((w) => w.uuid)],
   );
   const byOffer = new Map<string, ResponseRow[]>();
@@ -227,17 +246,7 @@ export async function closeWindows(
   // the bench), a cost that grows with the table.
   await sql(
     em,
-    `with moved as (
-       update offer o
-          set state = v.state, assigned_central_id = v.central, assigned_technician_id = v.technician,
-              accepted_response = v.response, ranking = v.ranking, updated_at = $1
-         from jsonb_to_recordset($2::jsonb) as v(uuid uuid, state text, central int, technician int, response int, ranking jsonb)
-        where o.uuid = any($3::uuid[]) and o.uuid = v.uuid
-     )
-     insert into offer_transition (offer_uuid, from_state, to_state, actor, at, tech_lat, tech_lng, detail)
-     select t.offer_uuid, t.from_state, t.to_state, t.actor, t.at, t.tech_lat, t.tech_lng, t.detail
-       from jsonb_to_recordset($4::jsonb)
-         as t(offer_uuid uuid, from_state text, to_state text, actor text, at timestamptz, tech_lat float8, tech_lng float8, detail jsonb)`,
+    CLOSE,
     [now.toISOString(), JSON.stringify(offerRows), windows.map((w) => w.uuid), JSON.stringify(transitions)],
   );
   await insertDeliveries(em, deliveries);
