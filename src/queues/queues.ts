@@ -41,6 +41,17 @@ export class Queues {
     await this.get(queue).add(name, data, opts.delay === undefined ? options : { ...options, delay: opts.delay });
   }
 
+  /** Several jobs of one name on one queue in one round trip (a pipeline); `delay` per job as in `add`. */
+  async addMany<Q extends QueueName, N extends JobName<Q>>(queue: Q, name: N, jobs: ReadonlyArray<{ data: JobPayload<Q, N>; delay?: number }>): Promise<void> {
+    if (!jobs.length) return;
+    await this.get(queue).addBulk(
+      jobs.map(({ data, delay }) => {
+        const options = jobOptions(queue, name, data, this.settings);
+        return { name, data, opts: delay === undefined ? options : { ...options, delay } };
+      }),
+    );
+  }
+
   /**
    * Withdraws jobs no longer needed (a window another batch closed): removed when waiting or delayed, left alone
    * when a worker holds one (it then finds nothing to do). Sent together, one wait for all.

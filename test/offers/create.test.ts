@@ -70,9 +70,9 @@ describe('POST /oferta', () => {
     });
 
     it('is acknowledged once committed even when Redis refuses the enqueue; the failure is logged for the sweeper', async () => {
-      const restore = stubMethod(app.rt.queues, 'add', (async () => {
+      const restore = stubMethod(app.rt.queues, 'addMany', (async () => {
         throw new Error("OOM command not allowed when used memory > 'maxmemory'");
-      }) as Queues['add']);
+      }) as Queues['addMany']);
       const body = offerBody();
       try {
         const res = await post(body);

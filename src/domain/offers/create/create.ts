@@ -14,8 +14,9 @@ import { publishOfferEvent } from '../lifecycle/events.js';
 import { draftOffer, type OfferDraft, type OfferInput } from './input.js';
 import { offerResponses, type ResponseView } from '../acceptance/responses.js';
 import { prepareOffer } from './prepare.js';
-import { scheduleOfferJobs } from './schedule.js';
-import { insertOffer } from './store.js';
+import { scheduleManyOfferJobs, scheduleOfferJobs } from './schedule.js';
+import { insertOffers, type InsertResult, type NewOffer, type OfferWrite } from './store.js';
+import { Coalescer, Refused } from '../../../main/coalesce.js';
 
 export type CreateOutcome =
   | { kind: 'created'; uuid: string }
@@ -35,12 +36,48 @@ export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferI
     deadlineAt: new Date(created + rt.config.offerResponseWindowMs),
     expiresAt: new Date(created + rt.config.offerMaxOpenMs),
   };
-  const inserted = await insertOffer(em, offer, { by: 'oferta', actor: `api-user:${generator.username}` });
+  const writes = offerWrites(rt);
+  const inserted = await writes.inserts.submit({ offer, creation: { by: 'oferta', actor: `api-user:${generator.username}` } });
   if (inserted === 'unknown-type') throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
   if (inserted === 'uuid-exists') return answerDuplicate(rt, em, generator, draft);
-  await afterCommit(rt, 'schedule offer jobs', { uuid: offer.uuid }, () => scheduleOfferJobs(rt, offer));
+  await afterCommit(rt, 'schedule offer jobs', { uuid: offer.uuid }, () => writes.schedules.submit(offer));
   if (draft.socketId) await subscribeSocket(rt, { uuid: offer.uuid, generatorId: generator.id }, draft.socketId);
   return { kind: 'created', uuid: offer.uuid };
+}
+
+/**
+ * The writes of POST /oferta, made together for concurrent requests (issue 12, item 1): their offers in one INSERT,
+ * then their jobs in one pipeline per queue. An INSERT that fails for a batch is tried again offer by offer, so one
+ * offer PostgreSQL refuses fails only its own request. Each request is still answered only after its offer committed
+ * (and its jobs were added), as when it wrote alone.
+ */
+interface OfferWrites {
+  inserts: Coalescer<OfferWrite, InsertResult>;
+  schedules: Coalescer<NewOffer, undefined>;
+}
+
+const WRITE_BATCH = { max: 64, concurrency: 4 };
+const writesOf = new WeakMap<Runtime, OfferWrites>();
+
+function offerWrites(rt: Runtime): OfferWrites {
+  const known = writesOf.get(rt);
+  if (known) return known;
+  const w: OfferWrites = {
+    inserts: new Coalescer(async (batch) => {
+      try {
+        return await insertOffers(rt.orm.em.fork(), batch);
+      } catch (err) {
+        if (batch.length === 1) throw err;
+        return Promise.all(batch.map((one) => insertOffers(rt.orm.em.fork(), [one]).then(([r]) => r, (e: unknown) => new Refused(e))));
+      }
+    }, WRITE_BATCH),
+    schedules: new Coalescer<NewOffer, undefined>(async (batch) => {
+      await scheduleManyOfferJobs(rt, batch);
+      return batch.map(() => undefined);
+    }, WRITE_BATCH),
+  };
+  writesOf.set(rt, w);
+  return w;
 }
 
 function needsGeocoding(draft: OfferDraft): boolean {

@@ -17,12 +17,17 @@ import type { Runtime } from '../../../main/runtime.js';
 const after = (at: Date | null | undefined, now: Date) => Math.max(0, (at ?? now).getTime() - now.getTime());
 
 export async function scheduleOfferJobs(rt: Runtime, offer: Pick<Offer, 'uuid' | 'deadlineAt'>): Promise<void> {
-  const data = { offerUuid: offer.uuid };
+  await scheduleManyOfferJobs(rt, [offer]);
+}
+
+/** `scheduleOfferJobs` for several offers: two round trips (one per queue) however many. */
+export async function scheduleManyOfferJobs(rt: Runtime, offers: ReadonlyArray<Pick<Offer, 'uuid' | 'deadlineAt'>>): Promise<void> {
   // The delay counts from now, not from the offer's creation: under load the commit and this enqueue come some
   // time after createdAt, and a delay measured from it would fire the evaluation that much after the deadline.
+  const now = new Date();
   await Promise.all([
-    rt.queues.add('offer-distribution', 'distribute', data),
-    rt.queues.add('offer-evaluation', 'evaluate', data, { delay: after(offer.deadlineAt, new Date()) }),
+    rt.queues.addMany('offer-distribution', 'distribute', offers.map((o) => ({ data: { offerUuid: o.uuid } }))),
+    rt.queues.addMany('offer-evaluation', 'evaluate', offers.map((o) => ({ data: { offerUuid: o.uuid }, delay: after(o.deadlineAt, now) }))),
   ]);
 }
 
