@@ -18,7 +18,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
-import { attemptDelivery, claimDeliveries, createDelivery, profileEndpoint, type SendConfig } from '../../webhooks/deliveries.js';
+import { attemptDelivery, deliveryRow, insertDeliveries, profileEndpoint, type ClaimedDelivery, type DeliveryRow, type SendConfig } from '../../webhooks/deliveries.js';
 import { prepared, sql } from '../../db/sql.js';
 import { lockOffer } from '../offers/lifecycle/stateMachine.js';
 import { findCandidatesMany } from './candidates.js';
@@ -174,7 +174,7 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
     (centralIds.length ? await em.find(Central, { id: { $in: centralIds } }, { populate: ['apiUser'] }) : []).map((c) => [c.id, c]),
   );
   const rows: RecipientRow[] = [];
-  let pushes = 0;
+  const pushes: DeliveryRow[] = [];
   for (const offer of offers) {
     const { centrals: ids, technicians } = found.get(offer.uuid)!;
     for (const id of ids) {
@@ -184,9 +184,9 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
       const nearby = technicians.filter((t) => t.centralId === id).map((t) => ({ dniTecnico: t.dni, distance: km(t.distanceM) }));
       const delivery =
         receiver && url
-          ? createDelivery(em, { offer, kind: 'offer-push', receiver, url, body: { ...offerPushBody(offer, nearby) }, eventHeader: true })
+          ? deliveryRow({ offer: offer.uuid, kind: 'offer-push', receiver: receiver.id, url, body: { ...offerPushBody(offer, nearby) }, eventHeader: true })
           : null;
-      if (delivery) pushes++;
+      if (delivery) pushes.push(delivery);
       rows.push({ offer_uuid: offer.uuid, kind: 'central', central_id: id, technician_id: null, channel: url ? 'http' : 'none', distance_km: null, delivery_id: delivery?.id ?? null });
     }
     for (const t of technicians) {
@@ -194,9 +194,9 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
     }
     counts.set(offer.uuid, { centrals: ids.length, technicians: technicians.length });
   }
-  // the pushes (one multi-row INSERT by the unit of work), then every recipient and the offers' mark in one
-  // statement (a recipient already there, from data older than the mark, is kept: one odd offer never fails a batch)
-  if (pushes) await em.flush();
+  // the pushes (one INSERT through the driver), then every recipient and the offers' mark in one statement (a
+  // recipient already there, from data older than the mark, is kept: one odd offer never fails a batch)
+  await insertDeliveries(em, pushes);
   // through the driver (src/db/sql.ts): the recipients' JSON goes as a parameter, not escaped into the text
   await sql(
     em,
@@ -206,6 +206,15 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   return counts;
 }
 
+/** The offers' pushes still pending, claimed (one attempt each), with what their send needs. */
+const CLAIM_PUSHES = prepared(`
+  update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()
+   where d.offer_uuid = any($1::uuid[]) and d.kind = 'offer-push' and d.state = 'pending'
+  returning d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts, d.event_id as "eventId", d.kind,
+            d.offer_uuid as "offerUuid",
+            (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
+            (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret`);
+
 /**
  * Claims the offers' pending pushes and sends them concurrently, one attempt
  * each (informative: the window is short and technicians get the offer in
@@ -213,7 +222,7 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
  * per offer, whether each was delivered.
  */
 async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], cfg: SendConfig): Promise<Map<string, boolean[]>> {
-  const claimed = await claimDeliveries(em, `d.offer_uuid in (?) and d.kind = 'offer-push' and d.state = 'pending'`, [offerUuids]);
+  const claimed = await sql<ClaimedDelivery>(em, CLAIM_PUSHES, [offerUuids]);
   const sent = await Promise.all(
     claimed.map(async (d) => [String(d.offerUuid), (await attemptDelivery(em, d, cfg, (o) => (o.ok ? 'ok' : 'failed'))).verdict === 'ok'] as const),
   );
