@@ -67,7 +67,7 @@ const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 10_000);
 const DRAIN_MAX_S = Number(process.env.BENCH_DRAIN_MAX_S ?? 180);
 const IDLE_WINDOW_S = 10;
 /** offer rates (per s) tried in turn, each for RATE_STEP_S, for the sustained rate */
-const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,120,160').split(',').map(Number);
+const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,120,160,200,240,280,320').split(',').map(Number);
 const RATE_STEP_S = 5;
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const PG_STATS = process.env.BENCH_PG_STATS === '1';
