@@ -49,7 +49,7 @@ export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferI
  * The writes of POST /oferta, made together for concurrent requests (issue 12, item 1): their offers in one INSERT,
  * then their jobs in one pipeline per queue. An INSERT that fails for a batch is tried again offer by offer, so one
  * offer PostgreSQL refuses fails only its own request. Each request is still answered only after its offer committed
- * (and its jobs were added), as when it wrote alone.
+ * and its jobs were added (or their failure logged for the outbox sweeper), as when it wrote alone.
  */
 interface OfferWrites {
   inserts: Coalescer<OfferWrite, InsertResult>;

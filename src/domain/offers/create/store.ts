@@ -2,11 +2,12 @@
  * Writing new offers in one SQL statement: the offer rows, their service
  * type's name as the default description, and the creations' audit rows,
  * atomically and in one round trip, however many offers (POST /oferta writes
- * the offers of concurrent requests together, create.ts). POST /oferta (the hot path: the unit of work would
- * cost about ten times the CPU and four round trips, docs/decisions.md,
- * "Offer lifecycle") and POST /asignacion-directa (already assigned, with its
- * codes) both write through it; the tests read every column back through the
- * entities. Through the driver (src/db/sql.ts), as every hot statement.
+ * the offers of concurrent requests together, create.ts). POST /oferta (the
+ * hot path: the unit of work would cost about ten times the CPU and four
+ * round trips, docs/decisions.md, "Offer lifecycle") and POST
+ * /asignacion-directa (already assigned, with its codes) both write through
+ * it; the tests read every column back through the entities. Through the
+ * driver (src/db/sql.ts), as every hot statement.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DEFAULT_DESCRIPTION, type OfferDraft } from './input.js';
