@@ -6,6 +6,7 @@
  * the positions of available technicians, which stops at the cap).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { prepared, sql as driverSql } from '../../db/sql.js';
 
 export interface CandidateQuery {
   lat: number;
@@ -89,17 +90,23 @@ export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown
   return { sql, params };
 }
 
-/** Runs `sql` with the candidates query's plan settings, in the caller's transaction (until it ends) or else in one of its own. */
-async function withPlanSettings<R extends object>(em: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
+/**
+ * Runs `fn` after the candidates query's plan settings, in the caller's transaction (until it ends) or else in one
+ * of its own. `set local` ends with the transaction: no reset statement (the distribution's statements after this
+ * one, in the same transaction, sort nothing; issue 12 counts them).
+ */
+async function inPlanSettings<R>(em: EntityManager, fn: (tem: EntityManager) => Promise<R>): Promise<R> {
   const run = async (tem: EntityManager) => {
-    const conn = tem.getConnection();
-    const tx = tem.getTransactionContext();
-    // `set local` ends with the transaction: no reset statement (the distribution's statements after this
-    // one, in the same transaction, sort nothing; issue 12 counts them)
-    await conn.execute(PLAN_SETTINGS, [], 'run', tx);
-    return conn.execute<R[]>(sql, params, 'all', tx);
+    // no parameters: the simple protocol, which takes both statements
+    await driverSql(tem, PLAN_SETTINGS);
+    return fn(tem);
   };
   return em.getTransactionContext() ? run(em) : em.transactional(run);
+}
+
+/** Runs `sql` (with `?` parameters, through the ORM's connection) with the plan settings. */
+function withPlanSettings<R extends object>(em: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
+  return inPlanSettings(em, (tem) => tem.getConnection().execute<R[]>(sql, params, 'all', tem.getTransactionContext()));
 }
 
 export async function findCandidates(em: EntityManager, q: CandidateQuery): Promise<Candidates> {
@@ -120,34 +127,35 @@ export interface KeyedCandidateQuery extends CandidateQuery {
   key: string;
 }
 
+const MANY_POINT = `st_setsrid(st_makepoint(o.lng, o.lat), 4326)`;
+
 /**
- * The candidates of several offers in one statement (a distribution batch):
- * the same query as candidatesSql for each offer, as a LATERAL over the
- * offers' record set, so each keeps its own coverage, radius, KNN walk and cap.
+ * The batch form's statement: its one parameter is the offers' JSON, so its plan does not depend on the values and
+ * it is prepared once per connection (src/db/sql.ts), run through the driver: measured in-process for one offer,
+ * 700 µs of PostgreSQL's CPU per call through `em.execute` (the JSON escaped into the text, planned every time),
+ * 360 µs prepared (docs/decisions.md, "Auction under load", ninth part).
  */
-export function candidatesManySql(qs: readonly KeyedCandidateQuery[]): { sql: string; params: unknown[] } {
-  const pt = `st_setsrid(st_makepoint(o.lng, o.lat), 4326)`;
-  const sql = `
+const CANDIDATES_MANY = prepared(`
     with o as materialized (
-      select * from jsonb_to_recordset(?::jsonb)
+      select * from jsonb_to_recordset($1::jsonb)
         as o(k text, lng float8, lat float8, service_type_id int, radius_m float8, max_age_s int, cap int)
     ),
     covering as materialized (
       select distinct o.k, a.central_id
-        from o join central_area a on a.service_type_id = o.service_type_id and st_intersects(a.area, ${pt})
+        from o join central_area a on a.service_type_id = o.service_type_id and st_intersects(a.area, ${MANY_POINT})
     ),
     nearby as (
       select o.k, n.*
         from o cross join lateral (
-          select t.id, t.dni, t.central_id, st_distance(t.position, ${pt}::geography) as distance_m
+          select t.id, t.dni, t.central_id, st_distance(t.position, ${MANY_POINT}::geography) as distance_m
             from technician t
            where t.available
              and t.busy_offer_uuid is null
              and t.central_id = any(array(select c.central_id from covering c where c.k = o.k))
              and (o.max_age_s = 0 or t.position_at >= now() - make_interval(secs => o.max_age_s))
              and (t.service_types @> jsonb_build_array(o.service_type_id) or t.service_types = '[]'::jsonb)
-             and st_dwithin(t.position, ${pt}::geography, o.radius_m)
-           order by t.position <-> ${pt}::geography
+             and st_dwithin(t.position, ${MANY_POINT}::geography, o.radius_m)
+           order by t.position <-> ${MANY_POINT}::geography
            limit o.cap
         ) n
     )
@@ -157,18 +165,25 @@ export function candidatesManySql(qs: readonly KeyedCandidateQuery[]): { sql: st
       union all
       select n.k, n.central_id, n.id, n.dni, n.distance_m from nearby n
     ) r
-    order by r.k, r.technician_id is not null, r.distance_m, r.central_id`;
+    order by r.k, r.technician_id is not null, r.distance_m, r.central_id`);
+
+/**
+ * The candidates of several offers in one statement (a distribution batch):
+ * the same query as candidatesSql for each offer, as a LATERAL over the
+ * offers' record set, so each keeps its own coverage, radius, KNN walk and cap.
+ */
+export function candidatesManySql(qs: readonly KeyedCandidateQuery[]): { statement: typeof CANDIDATES_MANY; params: unknown[] } {
   const rows = qs.map((q) => ({ k: q.key, lng: q.lng, lat: q.lat, service_type_id: q.serviceTypeId, radius_m: q.radiusKm * 1000, max_age_s: q.maxAgeS, cap: q.cap }));
-  return { sql, params: [JSON.stringify(rows)] };
+  return { statement: CANDIDATES_MANY, params: [JSON.stringify(rows)] };
 }
 
 /** The candidates of each offer of a batch, by key, in one statement (offers without any map to empty lists). */
 export async function findCandidatesMany(em: EntityManager, qs: readonly KeyedCandidateQuery[]): Promise<Map<string, Candidates>> {
   const out = new Map<string, Candidates>(qs.map((q) => [q.key, { centrals: [], technicians: [] }]));
   if (!qs.length) return out;
-  const { sql, params } = candidatesManySql(qs);
+  const { statement, params } = candidatesManySql(qs);
   type Row = { k: string; central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null };
-  for (const r of await withPlanSettings<Row>(em, sql, params)) {
+  for (const r of await inPlanSettings(em, (tem) => driverSql<Row>(tem, statement, params))) {
     const c = out.get(r.k)!;
     if (r.technician_id === null) c.centrals.push(r.central_id);
     else c.technicians.push({ technicianId: r.technician_id, dni: String(r.technician_dni), centralId: r.central_id, distanceM: Number(r.distance_m) });
@@ -184,6 +199,6 @@ export async function explainCandidates(em: EntityManager, q: CandidateQuery, op
 
 /** EXPLAIN of the batch form, as findCandidatesMany runs it. */
 export async function explainCandidatesMany(em: EntityManager, qs: readonly KeyedCandidateQuery[], options = 'format json'): Promise<Array<{ 'QUERY PLAN': unknown }>> {
-  const { sql, params } = candidatesManySql(qs);
-  return withPlanSettings<{ 'QUERY PLAN': unknown }>(em, `explain (${options}) ${sql}`, params);
+  const { statement, params } = candidatesManySql(qs);
+  return inPlanSettings(em, (tem) => driverSql<{ 'QUERY PLAN': unknown }>(tem, `explain (${options}) ${statement.text}`, params));
 }
