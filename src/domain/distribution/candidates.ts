@@ -6,7 +6,7 @@
  * the positions of available technicians, which stops at the cap).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { prepared, sql as driverSql } from '../../db/sql.js';
+import { prepared, sql as driverSql, type Prepared } from '../../db/sql.js';
 
 export interface CandidateQuery {
   lat: number;
@@ -172,7 +172,7 @@ const CANDIDATES_MANY = prepared(`
  * the same query as candidatesSql for each offer, as a LATERAL over the
  * offers' record set, so each keeps its own coverage, radius, KNN walk and cap.
  */
-export function candidatesManySql(qs: readonly KeyedCandidateQuery[]): { statement: typeof CANDIDATES_MANY; params: unknown[] } {
+export function candidatesManySql(qs: readonly KeyedCandidateQuery[]): { statement: Prepared; params: unknown[] } {
   const rows = qs.map((q) => ({ k: q.key, lng: q.lng, lat: q.lat, service_type_id: q.serviceTypeId, radius_m: q.radiusKm * 1000, max_age_s: q.maxAgeS, cap: q.cap }));
   return { statement: CANDIDATES_MANY, params: [JSON.stringify(rows)] };
 }
