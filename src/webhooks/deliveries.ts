@@ -159,21 +159,27 @@ export interface ClaimedDelivery {
   secret: string | null;
 }
 
+/** A claim's move (sending, one more attempt) and what it returns: a ClaimedDelivery, with the receiver's key and secret. */
+const CLAIM_SET = `update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()`;
+const CLAIM_RETURNING = `returning d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts, d.event_id as "eventId", d.kind,
+                d.offer_uuid as "offerUuid",
+                (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
+                (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret`;
+
 /**
  * Marks the rows that match `where` (a condition on `d`, the webhook_delivery
  * row) sending, one more attempt each, in one statement; returns them. A row
  * another caller claimed first does not match, so is not returned.
  */
 export async function claimDeliveries(em: EntityManager, where: string, params: unknown[]): Promise<ClaimedDelivery[]> {
-  return em.getConnection().execute<ClaimedDelivery[]>(
-    `update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()
-      where ${where}
-      returning d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts, d.event_id as "eventId", d.kind,
-                d.offer_uuid as "offerUuid",
-                (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
-                (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret`,
-    params,
-  );
+  return em.getConnection().execute<ClaimedDelivery[]>(`${CLAIM_SET} where ${where} ${CLAIM_RETURNING}`, params);
+}
+
+const CLAIM_PENDING_OF_OFFERS = prepared(`${CLAIM_SET} where d.offer_uuid = any($1::uuid[]) and d.kind = $2 and d.state = 'pending' ${CLAIM_RETURNING}`);
+
+/** `claimDeliveries` of the pending rows of `kind` of some offers (a distribution batch's pushes), prepared, through the driver. */
+export async function claimPendingOfOffers(em: EntityManager, offerUuids: readonly string[], kind: DeliveryKind): Promise<ClaimedDelivery[]> {
+  return sql<ClaimedDelivery>(em, CLAIM_PENDING_OF_OFFERS, [offerUuids, kind]);
 }
 
 /** The first REPLY_STORED_CHARS of a text, storable (a cut never leaves half a surrogate pair, issue 8.4). */

@@ -18,7 +18,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
-import { attemptDelivery, deliveryRow, insertDeliveries, profileEndpoint, type ClaimedDelivery, type DeliveryRow, type SendConfig } from '../../webhooks/deliveries.js';
+import { attemptDelivery, claimPendingOfOffers, deliveryRow, insertDeliveries, profileEndpoint, type DeliveryRow, type SendConfig } from '../../webhooks/deliveries.js';
 import { prepared, sql } from '../../db/sql.js';
 import { lockOffer } from '../offers/lifecycle/stateMachine.js';
 import { findCandidatesMany } from './candidates.js';
@@ -206,15 +206,6 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   return counts;
 }
 
-/** The offers' pushes still pending, claimed (one attempt each), with what their send needs. */
-const CLAIM_PUSHES = prepared(`
-  update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()
-   where d.offer_uuid = any($1::uuid[]) and d.kind = 'offer-push' and d.state = 'pending'
-  returning d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts, d.event_id as "eventId", d.kind,
-            d.offer_uuid as "offerUuid",
-            (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
-            (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret`);
-
 /**
  * Claims the offers' pending pushes and sends them concurrently, one attempt
  * each (informative: the window is short and technicians get the offer in
@@ -222,7 +213,7 @@ const CLAIM_PUSHES = prepared(`
  * per offer, whether each was delivered.
  */
 async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], cfg: SendConfig): Promise<Map<string, boolean[]>> {
-  const claimed = await sql<ClaimedDelivery>(em, CLAIM_PUSHES, [offerUuids]);
+  const claimed = await claimPendingOfOffers(em, offerUuids, 'offer-push');
   const sent = await Promise.all(
     claimed.map(async (d) => [String(d.offerUuid), (await attemptDelivery(em, d, cfg, (o) => (o.ok ? 'ok' : 'failed'))).verdict === 'ok'] as const),
   );
