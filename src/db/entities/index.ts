@@ -259,29 +259,30 @@ export const WebhookDelivery = defineEntity({
 });
 export type WebhookDelivery = InferEntity<typeof WebhookDelivery>;
 
-export type RecipientKind = 'central' | 'technician';
-/** http: pushed to the central's api_endpoint.oferta; realtime: published to the technician; none: no channel */
-export type RecipientChannel = 'http' | 'realtime' | 'none';
+/** http: pushed to the central's api_endpoint.oferta; none: no channel (its technicians get the offer in real time) */
+export type RecipientChannel = 'http' | 'none';
 
-/** Who an offer was distributed to, and when (decisions D8); unique per offer and central or technician. */
+/**
+ * Who an offer was distributed to, and when (decisions D8): one row per offer
+ * and covering central, with the central's technicians that received it
+ * (nearest first) and when they were published `offer.new`.
+ */
 export const OfferRecipient = defineEntity({
   name: 'OfferRecipient',
   tableName: 'offer_recipient',
   properties: {
     id: p.integer().primary(),
-    offer: () => p.manyToOne(Offer).index(),
-    kind: p.string().$type<RecipientKind>(),
-    /** the central, or the technician's central */
+    offer: () => p.manyToOne(Offer),
     central: () => p.manyToOne(Central),
-    technician: () => p.manyToOne(Technician).nullable(),
     channel: p.string().$type<RecipientChannel>(),
-    /** the technician's distance to the origin when selected (km) */
-    distanceKm: num().nullable(),
-    /** the HTTP push (kind 'offer-push') to a central */
+    /** the HTTP push (kind 'offer-push') to the central */
     delivery: () => p.manyToOne(WebhookDelivery).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    /** when the offer was published to the technician */
-    notifiedAt: p.datetime().nullable(),
+    /** the central's technicians that received the offer, nearest first, and their distances to the origin when selected (km) */
+    technicianIds: p.array((i) => Number(i)).columnType('int[]').onCreate(() => []),
+    technicianKm: p.array((i) => Number(i)).columnType('double precision[]').onCreate(() => []),
+    /** when the offer was published to those technicians */
+    techniciansNotifiedAt: p.datetime().nullable(),
   },
 });
 export type OfferRecipient = InferEntity<typeof OfferRecipient>;

@@ -49,11 +49,19 @@ export async function offerTimeline(em: EntityManager, ref: string): Promise<Tim
       [offer.uuid],
     ),
     em.execute<Array<{ kind: string; central: string; technician: string | null; channel: string; distance_km: number | null; notified_at: Date | null; push: string | null }>>(
-      `select r.kind, c.name as central, t.names as technician, r.channel, r.distance_km, r.notified_at, d.state as push
-         from offer_recipient r join central c on c.id = r.central_id
-         left join technician t on t.id = r.technician_id left join webhook_delivery d on d.id = r.delivery_id
-        where r.offer_uuid = ? order by r.kind, r.distance_km nulls first, r.id`,
-      [offer.uuid],
+      `select * from (
+         select 'central' as kind, c.name as central, null as technician, r.channel, null::float8 as distance_km,
+                null::timestamptz as notified_at, d.state as push, r.id, 0::bigint as n
+           from offer_recipient r join central c on c.id = r.central_id left join webhook_delivery d on d.id = r.delivery_id
+          where r.offer_uuid = ?
+         union all
+         select 'technician', c.name, t.names, 'realtime', u.km, r.technicians_notified_at, null, r.id, u.n
+           from offer_recipient r join central c on c.id = r.central_id
+          cross join lateral unnest(r.technician_ids, r.technician_km) with ordinality as u(id, km, n)
+           join technician t on t.id = u.id
+          where r.offer_uuid = ?
+       ) x order by x.kind, x.distance_km nulls first, x.id, x.n`,
+      [offer.uuid, offer.uuid],
     ),
     offerDeliveries(em, offer.uuid),
   ]);

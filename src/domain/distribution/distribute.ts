@@ -1,9 +1,10 @@
 /**
  * The distribution of an offer (decisions D8), run by the
  * 'offer-distribution/distribute' job. Once per offer, inside a transaction on
- * the locked offer, the recipients are selected and recorded (offer_recipient,
- * unique per offer and central or technician) with a pending push per central
- * that has an api_endpoint.oferta, and the offer is marked recorded
+ * the locked offer, the recipients are selected and recorded (offer_recipient:
+ * one row per offer and covering central, with its technicians that get the
+ * offer) with a pending push per central that has an api_endpoint.oferta, and
+ * the offer is marked recorded
  * (`distributed_at`). After commit, pending rows are claimed and delivered:
  * `offer.new` to each technician, an HTTP push to each central. A re-run
  * records nothing new and finds nothing left to claim.
@@ -52,9 +53,9 @@ interface Seen {
 
 /** What an earlier distribution of the offer left done. */
 const SEEN = prepared(`select o.state, o.distributed_at is not null as recorded,
-            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'central') as centrals,
-            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician') as technicians,
-            exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician' and r.notified_at is null) as unclaimed,
+            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid) as centrals,
+            (select coalesce(sum(cardinality(r.technician_ids)), 0) from offer_recipient r where r.offer_uuid = o.uuid) as technicians,
+            exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and cardinality(r.technician_ids) > 0 and r.technicians_notified_at is null) as unclaimed,
             exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending') as pending
        from offer o where o.uuid = $1`);
 
@@ -121,7 +122,7 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
 /** The counts of an offer recorded earlier (its own re-run after a crash between commit and sending). */
 async function storedCounts(em: EntityManager, offerUuid: string): Promise<Counts> {
   const [stored] = await em.getConnection().execute<Array<{ centrals: string; technicians: string }>>(
-    `select count(*) filter (where kind = 'central') as centrals, count(*) filter (where kind = 'technician') as technicians
+    `select count(*) as centrals, coalesce(sum(cardinality(technician_ids)), 0) as technicians
        from offer_recipient where offer_uuid = ?`,
     [offerUuid],
     'all',
@@ -130,23 +131,23 @@ async function storedCounts(em: EntityManager, offerUuid: string): Promise<Count
   return { centrals: Number(stored.centrals), technicians: Number(stored.technicians) };
 }
 
-/** One offer_recipient row as the multi-row INSERT reads it (jsonb_to_recordset). */
+/** One offer_recipient row (a covering central and its technicians) as the multi-row INSERT reads it (jsonb_to_recordset). */
 interface RecipientRow {
   offer_uuid: string;
-  kind: 'central' | 'technician';
   central_id: number;
-  technician_id: number | null;
-  channel: 'http' | 'none' | 'realtime';
-  distance_km: number | null;
+  channel: 'http' | 'none';
   delivery_id: string | null;
+  /** nearest first */
+  technician_ids: number[];
+  technician_km: number[];
 }
 
 /** The offers' recipients and their mark. */
 const RECORD_RECIPIENTS = prepared(`with marked as (update offer set distributed_at = now() where uuid = any($1::uuid[]))
-     insert into offer_recipient (offer_uuid, kind, central_id, technician_id, channel, distance_km, delivery_id, created_at)
-     select r.offer_uuid, r.kind, r.central_id, r.technician_id, r.channel, r.distance_km, r.delivery_id, now()
+     insert into offer_recipient (offer_uuid, central_id, channel, delivery_id, technician_ids, technician_km, created_at)
+     select r.offer_uuid, r.central_id, r.channel, r.delivery_id, r.technician_ids, r.technician_km, now()
        from jsonb_to_recordset($2::jsonb)
-         as r(offer_uuid uuid, kind text, central_id int, technician_id int, channel text, distance_km float8, delivery_id uuid)
+         as r(offer_uuid uuid, central_id int, channel text, delivery_id uuid, technician_ids int[], technician_km float8[])
      on conflict do nothing`);
 
 /**
@@ -181,21 +182,27 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
       const central = centrals.get(id)!;
       const receiver = central.apiUser;
       const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
-      const nearby = technicians.filter((t) => t.centralId === id).map((t) => ({ dniTecnico: t.dni, distance: km(t.distanceM) }));
+      const own = technicians.filter((t) => t.centralId === id);
+      const nearby = own.map((t) => ({ dniTecnico: t.dni, distance: km(t.distanceM) }));
       const delivery =
         receiver && url
           ? deliveryRow({ offer: offer.uuid, kind: 'offer-push', receiver: receiver.id, url, body: { ...offerPushBody(offer, nearby) }, eventHeader: true })
           : null;
       if (delivery) pushes.push(delivery);
-      rows.push({ offer_uuid: offer.uuid, kind: 'central', central_id: id, technician_id: null, channel: url ? 'http' : 'none', distance_km: null, delivery_id: delivery?.id ?? null });
-    }
-    for (const t of technicians) {
-      rows.push({ offer_uuid: offer.uuid, kind: 'technician', central_id: t.centralId, technician_id: t.technicianId, channel: 'realtime', distance_km: km(t.distanceM), delivery_id: null });
+      rows.push({
+        offer_uuid: offer.uuid,
+        central_id: id,
+        channel: url ? 'http' : 'none',
+        delivery_id: delivery?.id ?? null,
+        technician_ids: own.map((t) => t.technicianId),
+        technician_km: nearby.map((t) => t.distance),
+      });
     }
     counts.set(offer.uuid, { centrals: ids.length, technicians: technicians.length });
   }
-  // the pushes (one INSERT through the driver), then every recipient and the offers' mark in one statement (a
-  // recipient already there, from data older than the mark, is kept: one odd offer never fails a batch)
+  // the pushes (one INSERT through the driver), then every recipient (a row per central, its technicians in it) and
+  // the offers' mark in one statement (a row already there, from data older than the mark, is kept: one odd offer
+  // never fails a batch)
   await insertDeliveries(em, pushes);
   // through the driver (src/db/sql.ts): the recipients' JSON goes as a parameter, not escaped into the text
   await sql(
@@ -222,13 +229,10 @@ async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], 
   return out;
 }
 
-/** The offers' technicians not yet notified, claimed. */
-const CLAIM_TECHNICIANS = prepared(`with claimed as (
-       update offer_recipient set notified_at = now()
-        where offer_uuid = any($1::uuid[]) and kind = 'technician' and notified_at is null
-        returning offer_uuid, technician_id, distance_km
-     )
-     select offer_uuid, technician_id, distance_km from claimed order by offer_uuid, distance_km`);
+/** The offers' technicians not yet notified, claimed: a row per central that has any. */
+const CLAIM_TECHNICIANS = prepared(`update offer_recipient set technicians_notified_at = now()
+      where offer_uuid = any($1::uuid[]) and cardinality(technician_ids) > 0 and technicians_notified_at is null
+      returning offer_uuid, technician_ids, technician_km`);
 
 /**
  * Claims the technicians not yet notified, of every offer (one UPDATE), and
@@ -238,13 +242,19 @@ const CLAIM_TECHNICIANS = prepared(`with claimed as (
  * real-time delivery is fire-and-forget).
  */
 async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: readonly Offer[]): Promise<Map<string, number>> {
-  const claimed = await sql<{ offer_uuid: string; technician_id: number; distance_km: number }>(
+  const claimed = await sql<{ offer_uuid: string; technician_ids: number[]; technician_km: number[] }>(
     em,
     CLAIM_TECHNICIANS,
     [offers.map((o) => o.uuid)],
   );
   const byOffer = new Map<string, Array<{ technician_id: number; distance_km: number }>>();
-  for (const r of claimed) byOffer.set(r.offer_uuid, [...(byOffer.get(r.offer_uuid) ?? []), r]);
+  for (const r of claimed) {
+    const rows = byOffer.get(r.offer_uuid) ?? [];
+    r.technician_ids.forEach((id, i) => rows.push({ technician_id: id, distance_km: r.technician_km[i] }));
+    byOffer.set(r.offer_uuid, rows);
+  }
+  // nearest first across the offer's centrals (each row's technicians are already in that order)
+  for (const rows of byOffer.values()) rows.sort((a, b) => a.distance_km - b.distance_km);
   const out = new Map<string, number>();
   if (!byOffer.size) return out;
   try {
@@ -264,7 +274,7 @@ async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: read
     );
     for (const [uuid, rows] of byOffer) out.set(uuid, rows.length);
   } catch (err) {
-    rt.log.warn({ err, offers: byOffer.size, technicians: claimed.length }, 'offer.new not published');
+    rt.log.warn({ err, offers: byOffer.size, technicians: [...byOffer.values()].reduce((n, rows) => n + rows.length, 0) }, 'offer.new not published');
   }
   return out;
 }

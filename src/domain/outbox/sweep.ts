@@ -70,7 +70,7 @@ const UNDISTRIBUTED = `
      and ${after('o.created_at', 'o.uuid')}
      and (
        o.distributed_at is null
-       or exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and r.kind = 'technician' and r.notified_at is null)
+       or exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and cardinality(r.technician_ids) > 0 and r.technicians_notified_at is null)
        or exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending')
      )
    order by o.created_at, o.uuid limit ?`;
