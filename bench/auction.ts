@@ -541,9 +541,12 @@ async function main(): Promise<void> {
     };
     const distributed = async () => Number((await sql<{ n: string }>(`select count(distinct offer_uuid) as n from offer_recipient`))[0].n);
 
-    const stepAgent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    // a fresh agent per step: a socket left idle across the wait between steps could be reused just as the
+    // server closes it (its keep-alive timeout), a client-side race, not a refusal
+    let stepAgent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
+    /** the status, or the client's error code (a request that got no answer) */
     const post = (method: string, path: string, headers: Record<string, string>, body: unknown) =>
-      new Promise<number>((resolve) => {
+      new Promise<number | string>((resolve) => {
         const payload = JSON.stringify(body);
         const req = request(
           { host: '127.0.0.1', port: servicePort, path, method, agent: stepAgent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
@@ -552,7 +555,7 @@ async function main(): Promise<void> {
             res.on('end', () => resolve(res.statusCode ?? 0));
           },
         );
-        req.on('error', () => resolve(0));
+        req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
         req.end(payload);
       });
 
@@ -587,11 +590,13 @@ async function main(): Promise<void> {
     // the sustained rate: offers posted at a steady rate, step by step; a step passes when the distribution
     // backlog a second after it is under a second's worth (it keeps up); the sustained rate is the highest passed
     // step whose windows (unanswered: they close SIN_RESPUESTA) also closed punctually (p99 ≤ PUNCTUAL_MS, item 3)
-    const steps: Array<{ rate: number; backlog: number; refused: number; codes: Record<number, number>; keptUp: boolean; uuids: string[]; late?: number[] }> = [];
+    const steps: Array<{ rate: number; backlog: number; refused: number; codes: Record<string, number>; keptUp: boolean; uuids: string[]; late?: number[] }> = [];
     for (const rate of RATES) {
       await freshPositions();
+      stepAgent.destroy();
+      stepAgent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
       const t0 = performance.now();
-      const sent: Array<Promise<number>> = [];
+      const sent: Array<Promise<number | string>> = [];
       const stepUuids: string[] = [];
       for (let i = 0; i < rate * RATE_STEP_S; i++) {
         const wait = t0 + (i * 1000) / rate - performance.now();
@@ -603,7 +608,7 @@ async function main(): Promise<void> {
       const codes = await Promise.all(sent);
       await sleep(1000);
       const left = await backlog();
-      const notOk: Record<number, number> = {};
+      const notOk: Record<string, number> = {};
       for (const c of codes) if (c !== 200) notOk[c] = (notOk[c] ?? 0) + 1;
       const refused = codes.filter((c) => c !== 200).length;
       const keptUp = left <= rate && !refused;
@@ -724,11 +729,11 @@ async function main(): Promise<void> {
     const soak: Array<Array<{ pid: number; name: string; mb: number }>> = [];
     let soakRefused = 0;
     /** the soak's answers other than 200, by status (0: no answer, e.g. a reused keep-alive connection the server had just closed) */
-    const soakCodes: Record<number, number> = {};
+    const soakCodes: Record<string, number> = {};
     if (SOAK_S > 0) {
       await freshPositions();
       const t0 = performance.now();
-      const sent: Array<Promise<number>> = [];
+      const sent: Array<Promise<number | string>> = [];
       let sampled = 0;
       for (let i = 0; i < soakRate * SOAK_S; i++) {
         const wait = t0 + (i * 1000) / soakRate - performance.now();
