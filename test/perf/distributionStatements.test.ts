@@ -9,6 +9,7 @@ import nock from 'nock';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OfferRecipient, WebhookDelivery, type ApiUser, type Central } from '../../src/db/entities/index.js';
 import { distributeOffer } from '../../src/domain/distribution/distribute.js';
+import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeApiUser, makeCentral, makeOffer, makeServiceType, makeTechnician } from '../helpers/factories.js';
 import { captureEvents, northOf } from '../helpers/geo.js';
@@ -100,11 +101,17 @@ describe('distribution: statements per offer (issue 12.2)', () => {
     const push = nock('http://central-push.test').put('/ofertas').times(5).reply(200, { status: true });
     const offers: Array<{ uuid: string }> = [];
     for (let i = 0; i < 5; i++) offers.push(await makeOffer(em, generator));
+    // their jobs are queued (this app runs no workers): the batch withdraws the others' once everything is sent
+    for (const offer of offers) await app.rt.queues.add('offer-distribution', 'distribute', { offerUuid: offer.uuid }, { jobId: jobId('distribute', offer.uuid) });
+    const queue = app.rt.queues.get('offer-distribution');
     let outcome: unknown;
     const sql = await statementsOf(async () => {
       outcome = await distributeOffer(app.rt, offers[2].uuid);
     });
     expect(outcome).to.deep.equal({ centrals: 2, technicians: 10, published: 10, pushed: 1, pushFailed: 0 });
+    const left = await Promise.all(offers.map(async (o) => (await queue.getJob(jobId('distribute', o.uuid)))?.id ?? null));
+    expect(left).to.deep.equal([null, null, jobId('distribute', offers[2].uuid), null, null]);
+    await queue.remove(jobId('distribute', offers[2].uuid));
     // the same statements as for one offer, and one more record for each other push
     expect(sql.length, sql.join('\n---\n')).to.equal(single.length + 4);
     expect(push.isDone()).to.equal(true);
@@ -115,7 +122,7 @@ describe('distribution: statements per offer (issue 12.2)', () => {
       expect(await em.fork().count(WebhookDelivery, { offer: offer.uuid, kind: 'offer-push', state: 'ok' })).to.equal(1);
       await waitFor(() => events.messages.filter((m) => m.event === 'offer.new' && (m.data as { uuid: string }).uuid === offer.uuid).length === 10);
     }
-    // the other offers' own jobs: one read each, nothing sent twice
+    // a job of theirs already running when the batch withdrew them: one read each, nothing sent twice
     for (const offer of offers.filter((_, i) => i !== 2)) {
       let again: unknown;
       const read = await statementsOf(async () => {

@@ -13,7 +13,8 @@
  * in number for 5 or 50 technicians, and for one offer or a batch of
  * DISTRIBUTE_BATCH: a job records its own offer and the open offers no one has
  * recorded or holds yet, so when offers pile up (a burst) one job does the
- * work of many and the jobs behind it find their offer done with one read.
+ * work of many and withdraws the jobs behind it (one already running finds its
+ * offer done with one read).
  */
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -21,6 +22,7 @@ import { Central, Offer } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import { attemptDelivery, claimPendingOfOffers, deliveryRow, insertDeliveries, profileEndpoint, type DeliveryRow, type SendConfig } from '../../webhooks/deliveries.js';
 import { prepared, sql } from '../../db/sql.js';
+import { afterCommit } from '../offers/lifecycle/announce.js';
 import { lockOffer } from '../offers/lifecycle/stateMachine.js';
 import { findCandidatesMany } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
@@ -65,9 +67,9 @@ const SEEN = prepared(`select o.state, o.distributed_at is not null as recorded,
  * yet and nobody holds (FOR UPDATE SKIP LOCKED, oldest first): one
  * candidates statement, one of centrals, one of pushes and one of recipients
  * for all of them, then one claim of their technicians, one bus pipeline and
- * one claim of their pushes. The jobs of the offers a batch recorded find
- * nothing left to do with one read. Returns this offer's outcome; null when
- * the offer is gone or no longer open.
+ * one claim of their pushes; then the other offers' jobs are withdrawn (one
+ * already running finds nothing left to do with one read). Returns this
+ * offer's outcome; null when the offer is gone or no longer open.
  */
 export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<DistributionOutcome | null> {
   const em = rt.orm.em.fork();
@@ -104,6 +106,12 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
   const { offers, counts } = locked;
   const published = await publishToTechnicians(rt, em, offers);
   const pushes = await pushToCentrals(em, offers.map((o) => o.uuid), rt.config);
+  // The other offers' own jobs would only find them done: withdrawn once everything is sent (a job already
+  // running ends with its one read; if this process dies before, they run and find what is left).
+  const others = offers.filter((o) => o.uuid !== offerUuid).map((o) => ({ offerUuid: o.uuid }));
+  if (others.length) {
+    await afterCommit(rt, "withdraw distributed offers' jobs", { count: others.length }, () => rt.queues.withdraw('offer-distribution', 'distribute', others));
+  }
   let mine: DistributionOutcome | null = null;
   for (const offer of offers) {
     const own = pushes.get(offer.uuid) ?? [];
