@@ -96,7 +96,9 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
       const cookies = await context.cookies();
       expect(cookies.find((c) => c.name === 'seguimiento')).to.include({ httpOnly: true, sameSite: 'Strict' });
       expect(await page.evaluate<string>('document.cookie')).to.not.include('seguimiento');
-      await page.waitForFunction("document.body.getAttribute('data-en-vivo') === 'si'");
+      // a selector, not waitForFunction: its polling compiles the predicate in the page, which the page's CSP
+      // (no 'unsafe-eval') refuses whenever the first check is not already true
+      await page.locator('body[data-en-vivo="si"]').waitFor({ state: 'attached' });
       await shot(page, '3-seguimiento');
 
       // live: EN_CAMINO and the technician's position, without reloading
