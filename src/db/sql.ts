@@ -65,3 +65,8 @@ async function run(em: EntityManager, statement: Statement, values: unknown[]) {
     await client.releaseConnection(connection);
   }
 }
+
+/** A timestamptz read by plain SQL (MikroORM's pg driver leaves it a string), parsed as the ORM parses it. */
+export function readDate<T extends Date | null>(em: EntityManager, value: T): T {
+  return (value === null ? null : em.getPlatform().parseDate(value as unknown as string)) as T;
+}

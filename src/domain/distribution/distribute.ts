@@ -16,19 +16,25 @@
  * work of many and withdraws the jobs behind it (one already running finds its
  * offer done with one read).
  */
-import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Central, Offer } from '../../db/entities/index.js';
+import type { ApiUser } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
 import { attemptDelivery, claimPendingOfOffers, deliveryRow, insertDeliveries, profileEndpoint, type DeliveryRow, type SendConfig } from '../../webhooks/deliveries.js';
-import { prepared, sql } from '../../db/sql.js';
+import { prepared, readDate, sql } from '../../db/sql.js';
 import { afterCommit } from '../offers/lifecycle/announce.js';
-import { lockOffer } from '../offers/lifecycle/stateMachine.js';
 import { findCandidatesMany } from './candidates.js';
-import { km, offerFields, offerPushBody } from './payload.js';
+import { km, offerFields, offerPushBody, type OfferSource } from './payload.js';
 
 /** the most offers one distribution records in one transaction: its own and others not yet recorded */
 export const DISTRIBUTE_BATCH = 20;
+
+/** What distribution and its payloads read of an offer (payload.ts OfferSource), under the entity's property names. */
+const BATCH_COLUMNS = `o.uuid, o.state, o.distributed_at as "distributedAt", o.service_type_id as "serviceTypeId",
+  o.origin_lat as "originLat", o.origin_lng as "originLng", o.priority, o.deadline_at as "deadlineAt",
+  o.descripcion_servicio as "descripcionServicio", o.direccion_origen as "direccionOrigen", o.ciudad, o.departamento,
+  o.direccion_destino as "direccionDestino", o.dest_lat as "destLat", o.dest_lng as "destLng", o.observaciones,
+  o.punto_referencia_origen as "puntoReferenciaOrigen", o.punto_referencia_destino as "puntoReferenciaDestino",
+  o.fecha_cita as "fechaCita", o.hora_cita as "horaCita"`;
 
 export interface DistributionOutcome {
   /** covering centrals recorded, technicians recorded (this run or an earlier one) */
@@ -87,13 +93,10 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     return { centrals: Number(seen.centrals), technicians: Number(seen.technicians), published: 0, pushed: 0, pushFailed: 0 };
   }
   const locked = await em.transactional(async (tem) => {
-    const own = await lockOffer(tem, offerUuid);
+    const batch = await lockBatch(tem, offerUuid);
+    const own = batch.find((o) => o.own);
     if (!own || own.state !== 'ABIERTA') return null;
-    const others = await tem.find(
-      Offer,
-      { state: 'ABIERTA', distributedAt: null, deadlineAt: { $gt: new Date() }, uuid: { $ne: offerUuid } },
-      { lockMode: LockMode.PESSIMISTIC_PARTIAL_WRITE, orderBy: { createdAt: 'asc' }, limit: DISTRIBUTE_BATCH - 1, refresh: true },
-    );
+    const others = batch.filter((o) => !o.own);
     const toRecord = own.distributedAt ? others : [own, ...others];
     const counts = await recordRecipients(tem, rt.config, toRecord);
     if (own.distributedAt) counts.set(own.uuid, await storedCounts(tem, own.uuid));
@@ -127,6 +130,38 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
   return mine;
 }
 
+/** An offer of a distribution batch, as its locking statement reads it (plain columns, no entity to flush). */
+interface BatchOffer extends OfferSource {
+  state: string;
+  distributedAt: Date | null;
+  /** the job's own offer */
+  own: boolean;
+}
+
+/**
+ * The job's own offer locked first (waited for), then up to DISTRIBUTE_BATCH - 1 other open offers not recorded yet
+ * whose window is still open and that nobody holds (SKIP LOCKED), oldest first: one statement.
+ */
+const LOCK_BATCH = prepared(`with own as (
+       select ${BATCH_COLUMNS}, true as own from offer o where o.uuid = $1 for update
+     ), others as (
+       select ${BATCH_COLUMNS}, false as own from offer o
+        where o.state = 'ABIERTA' and o.distributed_at is null and o.deadline_at > now() and o.uuid <> $1
+        order by o.created_at limit $2 for update skip locked
+     )
+     select * from own union all select * from others`);
+
+async function lockBatch(em: EntityManager, offerUuid: string): Promise<BatchOffer[]> {
+  // the outer query reads `own` before `others`: the own row is locked first, then the others
+  const rows = await sql<BatchOffer & { serviceTypeId: number }>(em, LOCK_BATCH, [offerUuid, DISTRIBUTE_BATCH - 1]);
+  return rows.map(({ serviceTypeId, ...o }) => ({
+    ...o,
+    serviceType: { id: serviceTypeId },
+    deadlineAt: readDate(em, o.deadlineAt ?? null),
+    distributedAt: readDate(em, o.distributedAt),
+  }));
+}
+
 /** The counts of an offer recorded earlier (its own re-run after a crash between commit and sending). */
 async function storedCounts(em: EntityManager, offerUuid: string): Promise<Counts> {
   const [stored] = await em.getConnection().execute<Array<{ centrals: string; technicians: string }>>(
@@ -158,12 +193,24 @@ const RECORD_RECIPIENTS = prepared(`with marked as (update offer set distributed
          as r(offer_uuid uuid, central_id int, channel text, delivery_id uuid, technician_ids int[], technician_km float8[])
      on conflict do nothing`);
 
+/** A covering central and the API user its pushes go to, if any. */
+interface CentralReceiver {
+  id: number;
+  receiverId: number | null;
+  urlApi: ApiUser['urlApi'];
+  apiEndpoint: ApiUser['apiEndpoint'];
+}
+
+const CENTRAL_RECEIVERS = prepared(`select c.id, u.id as "receiverId", u.url_api as "urlApi", u.api_endpoint as "apiEndpoint"
+       from central c left join api_user u on u.id = c.api_user_id
+      where c.id = any($1::int[])`);
+
 /**
  * Records the recipients of locked offers not recorded yet, and marks them
  * recorded (`distributed_at`), in set-based statements whatever their number;
  * returns how many centrals and technicians each got.
  */
-async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offers: readonly Offer[]): Promise<Map<string, Counts>> {
+async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offers: readonly BatchOffer[]): Promise<Map<string, Counts>> {
   const counts = new Map<string, Counts>();
   if (!offers.length) return counts;
   const found = await findCandidatesMany(
@@ -180,7 +227,7 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   );
   const centralIds = [...new Set([...found.values()].flatMap((c) => c.centrals))];
   const centrals = new Map(
-    (centralIds.length ? await em.find(Central, { id: { $in: centralIds } }, { populate: ['apiUser'] }) : []).map((c) => [c.id, c]),
+    (centralIds.length ? await sql<CentralReceiver>(em, CENTRAL_RECEIVERS, [centralIds]) : []).map((c) => [c.id, c]),
   );
   const rows: RecipientRow[] = [];
   const pushes: DeliveryRow[] = [];
@@ -188,7 +235,7 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
     const { centrals: ids, technicians } = found.get(offer.uuid)!;
     for (const id of ids) {
       const central = centrals.get(id)!;
-      const receiver = central.apiUser;
+      const receiver = central.receiverId === null ? null : { id: central.receiverId, urlApi: central.urlApi, apiEndpoint: central.apiEndpoint };
       const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
       const own = technicians.filter((t) => t.centralId === id);
       const nearby = own.map((t) => ({ dniTecnico: t.dni, distance: km(t.distanceM) }));
@@ -249,7 +296,7 @@ const CLAIM_TECHNICIANS = prepared(`update offer_recipient set technicians_notif
  * none is counted (the rows stay claimed, as one failed publish did before:
  * real-time delivery is fire-and-forget).
  */
-async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: readonly Offer[]): Promise<Map<string, number>> {
+async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: readonly BatchOffer[]): Promise<Map<string, number>> {
   const claimed = await sql<{ offer_uuid: string; technician_ids: number[]; technician_km: number[] }>(
     em,
     CLAIM_TECHNICIANS,

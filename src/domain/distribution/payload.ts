@@ -19,6 +19,28 @@ export interface OfferFields {
   deadline: string | null;
 }
 
+/** The offer's fields the payloads read: the entity, or the plain row distribution locks (distribute.ts). */
+export type OfferSource = Pick<
+  Offer,
+  | 'uuid'
+  | 'descripcionServicio'
+  | 'originLat'
+  | 'originLng'
+  | 'direccionOrigen'
+  | 'ciudad'
+  | 'departamento'
+  | 'direccionDestino'
+  | 'destLat'
+  | 'destLng'
+  | 'observaciones'
+  | 'priority'
+  | 'deadlineAt'
+  | 'puntoReferenciaOrigen'
+  | 'puntoReferenciaDestino'
+  | 'fechaCita'
+  | 'horaCita'
+> & { serviceType: { id: number } };
+
 /** What a central's api_endpoint.oferta receives: the offer, its references and the central's nearby technicians. */
 export interface OfferPushBody extends OfferFields {
   puntoReferenciaOrigen: string | null;
@@ -28,7 +50,7 @@ export interface OfferPushBody extends OfferFields {
   tecnicosCercanos: Array<{ dniTecnico: string; distance: number }>;
 }
 
-export function offerFields(offer: Offer): OfferFields {
+export function offerFields(offer: OfferSource): OfferFields {
   return {
     uuid: offer.uuid,
     tipoServicio: offer.serviceType.id,
@@ -47,7 +69,7 @@ export function offerFields(offer: Offer): OfferFields {
   };
 }
 
-export function offerPushBody(offer: Offer, nearby: Array<{ dniTecnico: string; distance: number }>): OfferPushBody {
+export function offerPushBody(offer: OfferSource, nearby: Array<{ dniTecnico: string; distance: number }>): OfferPushBody {
   return {
     ...offerFields(offer),
     puntoReferenciaOrigen: offer.puntoReferenciaOrigen ?? null,

@@ -20,7 +20,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../../config/index.js';
-import { prepared, sql } from '../../../db/sql.js';
+import { prepared, readDate, sql } from '../../../db/sql.js';
 import { auditActor } from '../../../limits.js';
 import { selectionNovelties, stateNotices, type NoticeReceiver } from '../../notifications/plan.js';
 import { claimedAtWrite, deliveryRow, insertDeliveries, type ClaimedDelivery } from '../../../webhooks/deliveries.js';
@@ -106,11 +106,6 @@ export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: 
     w.expiresAt = readDate(em, w.expiresAt);
   }
   return windows;
-}
-
-/** A timestamptz read by plain SQL (MikroORM's pg driver leaves it a string), parsed as the ORM parses it. */
-function readDate<T extends Date | null>(em: EntityManager, value: T): T {
-  return (value === null ? null : em.getPlatform().parseDate(value as unknown as string)) as T;
 }
 
 /** The windows' responses with their centrals and technicians. */
