@@ -59,13 +59,17 @@ interface Seen {
   pending: boolean;
 }
 
+/** The recipients recorded for offer $1, in one pass over its rows: centrals, technicians, and whether any of them is still untold. */
+const RECIPIENT_COUNTS = `select count(*) as centrals, coalesce(sum(cardinality(r.technician_ids)), 0) as technicians,
+            coalesce(bool_or(cardinality(r.technician_ids) > 0 and r.technicians_notified_at is null), false) as unclaimed
+       from offer_recipient r where r.offer_uuid = $1`;
+
 /** What an earlier distribution of the offer left done. */
-const SEEN = prepared(`select o.state, o.distributed_at is not null as recorded,
-            (select count(*) from offer_recipient r where r.offer_uuid = o.uuid) as centrals,
-            (select coalesce(sum(cardinality(r.technician_ids)), 0) from offer_recipient r where r.offer_uuid = o.uuid) as technicians,
-            exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and cardinality(r.technician_ids) > 0 and r.technicians_notified_at is null) as unclaimed,
+const SEEN = prepared(`select o.state, o.distributed_at is not null as recorded, c.centrals, c.technicians, c.unclaimed,
             exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending') as pending
-       from offer o where o.uuid = $1`);
+       from offer o cross join (${RECIPIENT_COUNTS}) c where o.uuid = $1`);
+
+const STORED_COUNTS = prepared(RECIPIENT_COUNTS);
 
 /**
  * Distributes an ABIERTA offer and, in the same transaction, up to
@@ -164,13 +168,7 @@ async function lockBatch(em: EntityManager, offerUuid: string): Promise<BatchOff
 
 /** The counts of an offer recorded earlier (its own re-run after a crash between commit and sending). */
 async function storedCounts(em: EntityManager, offerUuid: string): Promise<Counts> {
-  const [stored] = await em.getConnection().execute<Array<{ centrals: string; technicians: string }>>(
-    `select count(*) as centrals, coalesce(sum(cardinality(technician_ids)), 0) as technicians
-       from offer_recipient where offer_uuid = ?`,
-    [offerUuid],
-    'all',
-    em.getTransactionContext(),
-  );
+  const [stored] = await sql<{ centrals: string; technicians: string }>(em, STORED_COUNTS, [offerUuid]);
   return { centrals: Number(stored.centrals), technicians: Number(stored.technicians) };
 }
 
