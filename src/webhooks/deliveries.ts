@@ -283,7 +283,7 @@ export async function claimInOrder(em: EntityManager, id: string, kinds: readonl
 
 /** Whether the delivery exists, is one of `kinds` and is still to send or being sent. */
 export async function isUnfinished(em: EntityManager, id: string, kinds: readonly DeliveryKind[]): Promise<boolean> {
-  const rows = await em.execute(`select 1 from webhook_delivery where id = ? and.kind in (?) and state in ${UNFINISHED}`, [id, [...kinds]]);
+  const rows = await em.execute(`select 1 from webhook_delivery where id = ? and kind in (?) and state in ${UNFINISHED}`, [id, [...kinds]]);
   return rows.length > 0;
 }
 

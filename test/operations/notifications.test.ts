@@ -2,11 +2,13 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { randomUUID } from 'node:crypto';
 import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
+import { deliverStateNotification } from '../../src/domain/notifications/deliver.js';
 import { notifyJobId } from '../../src/domain/notifications/enqueue.js';
 import { lockOffer, transition, type TransitionInput } from '../../src/domain/offers/lifecycle/stateMachine.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
 import { SWEEP_SCHEDULER_ID } from '../../src/queues/schedules.js';
+import { createDelivery } from '../../src/webhooks/deliveries.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfter, sign } from '../../src/webhooks/send.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 import {
@@ -135,6 +137,26 @@ describe('state notifications (D12)', () => {
       ['EN_CAMINO', 500],
       ['EN_CAMINO', 200],
       ['EN_SITIO', 200],
+    ]);
+  });
+
+  it('a try behind an unfinished earlier delivery waits, and one for a finished delivery is skipped, neither claiming the row', async () => {
+    // rows written by hand, no job enqueued: only this test's calls try them
+    const em = app.rt.orm.em.fork();
+    const offer = await offerIn(em, gen, 'ASIGNADA', prov);
+    const row = (estado: string) =>
+      createDelivery(em, { offer, kind: 'state', receiver: gen.user, url: `${GENERATOR_URL}/estado`, body: { id: offer.uuid, estado }, eventHeader: true });
+    const first = row('EN_CAMINO');
+    await em.flush();
+    const second = row('EN_SITIO');
+    await em.flush();
+    expect(await deliverStateNotification(app.rt, second.id)).to.deep.equal({ kind: 'waiting', ms: app.rt.config.notificationBackoffMs });
+    await em.nativeUpdate(WebhookDelivery, { id: { $in: [first.id, second.id] } }, { state: 'ok' });
+    expect(await deliverStateNotification(app.rt, second.id)).to.deep.equal({ kind: 'skipped' });
+    const rows = await deliveriesOf(app.rt.orm.em, offer.uuid);
+    expect(rows.map((d) => [d.state, d.attempts])).to.deep.equal([
+      ['ok', 0],
+      ['ok', 0],
     ]);
   });
 
