@@ -189,11 +189,17 @@ function stored(text: string | null): string | null {
 
 export type Verdict = 'ok' | 'failed' | 'pending';
 
-export interface Attempt {
+/** A claimed delivery sent, not recorded yet: what the caller judged of the answer. */
+export interface SentDelivery {
+  id: string;
   outcome: WebhookOutcome;
   verdict: Verdict;
   /** as stored: why the try failed (`HTTP <status>`, a timeout, a refused connection...), null when ok */
   error: string | null;
+}
+
+/** A try sent and recorded. */
+export interface Attempt extends Omit<SentDelivery, 'id'> {
   /** false when the row was no longer 'sending' (someone else finished it): nothing was written */
   recorded: boolean;
   /** the next unfinished delivery of the same offer to the same URL, which may go now (D12 orders them) */
@@ -216,6 +222,19 @@ const RECORD_ATTEMPT = prepared(`with done as (
      )
      select next from done`);
 
+/** Sends a claimed delivery once and judges the answer (`pending` leaves it to be tried again); records nothing. */
+export async function sendClaimed(d: ClaimedDelivery, cfg: SendConfig, judge: (outcome: WebhookOutcome) => Verdict): Promise<SentDelivery> {
+  const outcome = await sendWebhook(
+    { method: d.method, url: d.url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret, eventId: d.eventId },
+    cfg.webhookTimeoutMs,
+    configTargets(cfg),
+  );
+  const verdict = judge(outcome);
+  webhookDeliveries.inc({ kind: d.kind, outcome: outcome.ok ? 'ok' : 'failed' });
+  const error = outcome.error ?? (verdict === 'ok' ? null : `HTTP ${outcome.statusCode}`);
+  return { id: d.id, outcome, verdict, error };
+}
+
 /**
  * Sends a claimed delivery and records the try on its row: the verdict the
  * caller draws from the answer (`pending` leaves it to be tried again), the
@@ -229,14 +248,7 @@ export async function attemptDelivery(
   judge: (outcome: WebhookOutcome) => Verdict,
   actor = 'system',
 ): Promise<Attempt> {
-  const outcome = await sendWebhook(
-    { method: d.method, url: d.url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret, eventId: d.eventId },
-    cfg.webhookTimeoutMs,
-    configTargets(cfg),
-  );
-  const verdict = judge(outcome);
-  webhookDeliveries.inc({ kind: d.kind, outcome: outcome.ok ? 'ok' : 'failed' });
-  const error = outcome.error ?? (verdict === 'ok' ? null : `HTTP ${outcome.statusCode}`);
+  const { outcome, verdict, error } = await sendClaimed(d, cfg, judge);
   // The row's summary and the attempt's own record (D18) in one statement.
   const rows = await sql<{ next: string | null }>(
     em,
@@ -244,6 +256,44 @@ export async function attemptDelivery(
     [verdict, outcome.statusCode, outcome.latencyMs, stored(outcome.replyBody), stored(error), JSON.stringify(outcome.sentHeaders), d.id, actor],
   );
   return { outcome, verdict, error, recorded: rows.length === 1, next: rows[0]?.next ?? null };
+}
+
+/** Many tries' outcomes on their rows and in the delivery log (D18), given as one JSON array; the ids recorded. */
+const RECORD_ATTEMPTS = prepared(`with sent as (
+       select * from jsonb_to_recordset($1::jsonb)
+         as s(id uuid, state text, status_code int, latency_ms int, reply_body text, error text, request_headers jsonb)
+     ), done as (
+       update webhook_delivery d
+          set state = s.state, status_code = s.status_code, latency_ms = s.latency_ms, reply_body = s.reply_body, error = s.error,
+              request_headers = s.request_headers, completed_at = case when s.state = 'pending' then null else now() end
+         from sent s
+        where d.id = s.id and d.state = 'sending'
+        returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error
+     ), logged as (
+       insert into webhook_attempt (delivery_id, attempt, actor, request_headers, status_code, latency_ms, reply_body, error)
+       select id, attempts, $2, request_headers, status_code, latency_ms, reply_body, error from done
+     )
+     select id from done`);
+
+/**
+ * Records tries sent with `sendClaimed` (a batch's, all answered) in one
+ * statement whatever their number, as `attemptDelivery` records one (each row
+ * only if still 'sending'); without the next delivery to each receiver, which
+ * only ordered kinds (D12) need. Returns the ids recorded.
+ */
+export async function recordAttempts(em: EntityManager, sent: readonly SentDelivery[], actor = 'system'): Promise<Set<string>> {
+  if (!sent.length) return new Set();
+  const rows = sent.map(({ id, outcome, verdict, error }) => ({
+    id,
+    state: verdict,
+    status_code: outcome.statusCode,
+    latency_ms: outcome.latencyMs,
+    reply_body: stored(outcome.replyBody),
+    error: stored(error),
+    request_headers: outcome.sentHeaders,
+  }));
+  const recorded = await sql<{ id: string }>(em, RECORD_ATTEMPTS, [JSON.stringify(rows), actor]);
+  return new Set(recorded.map((r) => r.id));
 }
 
 type DeliveryState = WebhookDelivery['state'];

@@ -95,7 +95,7 @@ describe('distribution: statements per offer (issue 12.2)', () => {
     expect(recipientWrites.length).to.equal(2);
   });
 
-  it('one job records the offers waiting with its own in the statements of one (plus a record per push); their jobs then read once', async () => {
+  it('one job records the offers waiting with its own, and records their pushes, in the statements of one; their jobs then read once', async () => {
     await technicians(10);
     const single = await distributeTo(10);
     const push = nock('http://central-push.test').put('/ofertas').times(5).reply(200, { status: true });
@@ -112,8 +112,8 @@ describe('distribution: statements per offer (issue 12.2)', () => {
     const left = await Promise.all(offers.map(async (o) => (await queue.getJob(jobId('distribute', o.uuid)))?.id ?? null));
     expect(left).to.deep.equal([null, null, jobId('distribute', offers[2].uuid), null, null]);
     await queue.remove(jobId('distribute', offers[2].uuid));
-    // the same statements as for one offer, and one more record for each other push
-    expect(sql.length, sql.join('\n---\n')).to.equal(single.length + 4);
+    // the same statements as for one offer: the five pushes are claimed together and recorded together
+    expect(sql.length, sql.join('\n---\n')).to.equal(single.length);
     expect(push.isDone()).to.equal(true);
     for (const offer of offers) {
       const rows = await em.fork().find(OfferRecipient, { offer: offer.uuid });
@@ -152,5 +152,46 @@ describe('distribution: statements per offer (issue 12.2)', () => {
       expect(await em.fork().count(OfferRecipient, { offer: left.uuid }), left.uuid).to.equal(0);
     }
     await em.fork().nativeUpdate('Offer', { uuid: { $in: [closed.uuid, held.uuid] } }, { state: 'NO_ASIGNADA' });
+  });
+
+  it('as many statements for five centrals pushed to as for one, each push recorded on its row and in the delivery log', async () => {
+    const single = await distributeTo(6);
+    // four more covering centrals with an endpoint, two technicians each; one of them answers 500
+    const more: Central[] = [];
+    for (let i = 0; i < 4; i++) {
+      const receiver = (await makeApiUser(em, { urlApi: `http://central-${i}.test`, apiEndpoint: { oferta: '/ofertas' } })).user;
+      const central = await makeCentral(em, { name: `Central ${i}`, apiUser: receiver, coverage: { center: BOGOTA, radiusKm: 40 } });
+      for (let j = 0; j < 2; j++) await makeTechnician(em, central, { dni: `M${i}-${j}`, position: northOf(BOGOTA, 1 + i + j * 0.1) });
+      more.push(central);
+    }
+    const pushes = [0, 1, 2, 3].map((i) => nock(`http://central-${i}.test`).put('/ofertas').reply(i === 3 ? 500 : 200, { status: i !== 3 }));
+    pushes.push(nock('http://central-push.test').put('/ofertas').reply(200, { status: true }));
+    const offer = await makeOffer(em, generator);
+    let outcome: unknown;
+    try {
+      const sql = await statementsOf(async () => {
+        outcome = await distributeOffer(app.rt, offer.uuid);
+      });
+      expect(outcome).to.deep.equal({ centrals: 6, technicians: 14, published: 14, pushed: 4, pushFailed: 1 });
+      expect(sql.length, sql.join('\n---\n')).to.equal(single.length);
+      pushes.forEach((p) => expect(p.isDone()).to.equal(true));
+      const rows = await em.fork().find(WebhookDelivery, { offer: offer.uuid, kind: 'offer-push' }, { orderBy: { url: 'asc' } });
+      expect(rows.map((d) => [d.url, d.state, d.attempts, d.statusCode])).to.deep.equal([
+        ['http://central-0.test/ofertas', 'ok', 1, 200],
+        ['http://central-1.test/ofertas', 'ok', 1, 200],
+        ['http://central-2.test/ofertas', 'ok', 1, 200],
+        ['http://central-3.test/ofertas', 'failed', 1, 500],
+        ['http://central-push.test/ofertas', 'ok', 1, 200],
+      ]);
+      rows.forEach((d) => expect(d.completedAt).to.be.instanceOf(Date));
+      const attempts = await em.getConnection().execute<Array<{ delivery_id: string; attempt: number; status_code: number; error: string | null }>>(
+        `select delivery_id, attempt, status_code, error from webhook_attempt where delivery_id in (?) order by status_code`,
+        [rows.map((d) => d.id)],
+      );
+      expect(attempts.map((a) => [a.attempt, a.status_code, a.error])).to.deep.equal([...Array(4).fill([1, 200, null]), [1, 500, 'HTTP 500']]);
+    } finally {
+      // their technicians gone, the extra centrals cover nobody a later test distributes to
+      await em.getConnection().execute(`delete from technician where central_id in (?)`, [more.map((c) => c.id)]);
+    }
   });
 });

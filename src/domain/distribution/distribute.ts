@@ -19,7 +19,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiUser } from '../../db/entities/index.js';
 import type { Runtime } from '../../main/runtime.js';
-import { attemptDelivery, claimPendingOfOffers, deliveryRow, insertDeliveries, profileEndpoint, type DeliveryRow, type SendConfig } from '../../webhooks/deliveries.js';
+import { claimPendingOfOffers, deliveryRow, insertDeliveries, profileEndpoint, recordAttempts, sendClaimed, type DeliveryRow, type SendConfig } from '../../webhooks/deliveries.js';
 import { prepared, readDate, sql } from '../../db/sql.js';
 import { afterCommit } from '../offers/lifecycle/announce.js';
 import { findCandidatesMany } from './candidates.js';
@@ -267,18 +267,19 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
 }
 
 /**
- * Claims the offers' pending pushes and sends them concurrently, one attempt
- * each (informative: the window is short and technicians get the offer in
- * real time); any 2xx is ok. One failing never stops the others. Returns,
- * per offer, whether each was delivered.
+ * Claims the offers' pending pushes (one statement) and sends them
+ * concurrently, one attempt each (informative: the window is short and
+ * technicians get the offer in real time); any 2xx is ok. One failing never
+ * stops the others. Once all are answered, every try is recorded in one
+ * statement, whatever the number of pushes (a central each). Returns, per
+ * offer, whether each was delivered.
  */
 async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], cfg: SendConfig): Promise<Map<string, boolean[]>> {
   const claimed = await claimPendingOfOffers(em, offerUuids, 'offer-push');
-  const sent = await Promise.all(
-    claimed.map(async (d) => [String(d.offerUuid), (await attemptDelivery(em, d, cfg, (o) => (o.ok ? 'ok' : 'failed'))).verdict === 'ok'] as const),
-  );
+  const sent = await Promise.all(claimed.map((d) => sendClaimed(d, cfg, (o) => (o.ok ? 'ok' : 'failed'))));
+  await recordAttempts(em, sent);
   const out = new Map<string, boolean[]>();
-  for (const [uuid, ok] of sent) out.set(uuid, [...(out.get(uuid) ?? []), ok]);
+  claimed.forEach((d, i) => out.set(String(d.offerUuid), [...(out.get(String(d.offerUuid)) ?? []), sent[i].verdict === 'ok']));
   return out;
 }
 
