@@ -1,7 +1,9 @@
 /**
  * Mocha root hooks: a fresh, migrated PostgreSQL database per run and a Redis
  * key prefix of its own; outside HTTP is blocked except what nock allows.
- * Fails with a clear message when PostgreSQL or Redis cannot be reached.
+ * Fails with a clear message when PostgreSQL or Redis cannot be reached, and
+ * at its end when PostgreSQL refused a statement as malformed
+ * (helpers/refused.ts).
  */
 import nock from 'nock';
 import { randomBytes } from 'node:crypto';
@@ -10,6 +12,7 @@ import { resetConfig } from '../config/index.js';
 import { dropDatabase, ensureDatabase, migrate } from '../src/db/database.js';
 import { createOrm } from '../src/db/orm.js';
 import { checkPostgres, checkRedis } from './helpers/services.js';
+import { testStarted, unexpectedRefusals, watchRefusedStatements } from './helpers/refused.js';
 
 const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const baseDb = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -39,6 +42,20 @@ process.env.TRACKING_LIMIT_IP ??= '100000';
 // except in the cache's own tests (test/auth/cache.test.ts).
 process.env.AUTH_CACHE_TTL_MS ??= '0';
 resetConfig();
+watchRefusedStatements();
+
+export const mochaHooks = {
+  beforeEach(this: Mocha.Context): void {
+    testStarted(this.currentTest?.fullTitle() ?? '(a hook)');
+  },
+  afterAll(): void {
+    const refused = unexpectedRefusals();
+    if (refused.length) {
+      const list = refused.map((r) => `- ${r.test}: ${r.code} ${r.message}\n    ${r.statement.replace(/\s+/g, ' ').slice(0, 300)}`);
+      throw new Error(`PostgreSQL refused ${refused.length} statement(s) as malformed (SQLSTATE class 42):\n${list.join('\n')}`);
+    }
+  },
+};
 
 export async function mochaGlobalSetup(): Promise<void> {
   await checkPostgres(process.env.DATABASE_URL!);

@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../../src/db/orm.js';
 import { prepared, sql, sqlCount } from '../../src/db/sql.js';
+import { refusalsExpected } from '../helpers/refused.js';
 
 describe('sql (the driver path)', () => {
   let orm: MikroORM;
@@ -40,6 +41,7 @@ describe('sql (the driver path)', () => {
   });
 
   it('a failing statement releases its connection too', async () => {
+    refusalsExpected();
     for (let i = 0; i < 12; i++) {
       await sql(orm.em.fork(), 'select * from no_such_table').then(
         () => expect.fail('should fail'),
@@ -50,6 +52,7 @@ describe('sql (the driver path)', () => {
   });
 
   it('a prepared statement is parsed once per connection and then only run, in and out of transactions', async () => {
+    refusalsExpected();
     const double = prepared('select $1::int * 2 as n');
     expect(double.name, 'named after its text').to.equal(prepared('select $1::int * 2 as n').name);
     expect(double.name).to.not.equal(prepared('select $1::int * 3 as n').name);
