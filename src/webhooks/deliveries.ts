@@ -206,22 +206,6 @@ export interface Attempt extends Omit<SentDelivery, 'id'> {
   next: string | null;
 }
 
-/** An attempt's outcome on its row and in the delivery log (D18), with the next delivery due to that receiver. */
-const RECORD_ATTEMPT = prepared(`with done as (
-       update webhook_delivery d
-          set state = $1::text, status_code = $2, latency_ms = $3, reply_body = $4, error = $5, request_headers = $6,
-              completed_at = case when $1::text = 'pending' then null else now() end
-        where d.id = $7 and d.state = 'sending'
-        returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error,
-                  (select e.id from webhook_delivery e
-                    where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ('pending', 'sending') and e.seq > d.seq
-                    order by e.seq limit 1) as next
-     ), logged as (
-       insert into webhook_attempt (delivery_id, attempt, actor, request_headers, status_code, latency_ms, reply_body, error)
-       select id, attempts, $8, request_headers, status_code, latency_ms, reply_body, error from done
-     )
-     select next from done`);
-
 /** Sends a claimed delivery once and judges the answer (`pending` leaves it to be tried again); records nothing. */
 export async function sendClaimed(d: ClaimedDelivery, cfg: SendConfig, judge: (outcome: WebhookOutcome) => Verdict): Promise<SentDelivery> {
   const outcome = await sendWebhook(
@@ -236,29 +220,11 @@ export async function sendClaimed(d: ClaimedDelivery, cfg: SendConfig, judge: (o
 }
 
 /**
- * Sends a claimed delivery and records the try on its row: the verdict the
- * caller draws from the answer (`pending` leaves it to be tried again), the
- * status, latency, reply (truncated), error and the headers sent (key masked).
- * Recording is conditional on the row still being 'sending'.
+ * Tries' outcomes on their rows and in the delivery log (D18), given as one
+ * JSON array: each row only while it is still 'sending', with the next
+ * unfinished delivery of the same offer to the same URL (D12 sends them in
+ * that order).
  */
-export async function attemptDelivery(
-  em: EntityManager,
-  d: ClaimedDelivery,
-  cfg: SendConfig,
-  judge: (outcome: WebhookOutcome) => Verdict,
-  actor = 'system',
-): Promise<Attempt> {
-  const { outcome, verdict, error } = await sendClaimed(d, cfg, judge);
-  // The row's summary and the attempt's own record (D18) in one statement.
-  const rows = await sql<{ next: string | null }>(
-    em,
-    RECORD_ATTEMPT,
-    [verdict, outcome.statusCode, outcome.latencyMs, stored(outcome.replyBody), stored(error), JSON.stringify(outcome.sentHeaders), d.id, actor],
-  );
-  return { outcome, verdict, error, recorded: rows.length === 1, next: rows[0]?.next ?? null };
-}
-
-/** Many tries' outcomes on their rows and in the delivery log (D18), given as one JSON array; the ids recorded. */
 const RECORD_ATTEMPTS = prepared(`with sent as (
        select * from jsonb_to_recordset($1::jsonb)
          as s(id uuid, state text, status_code int, latency_ms int, reply_body text, error text, request_headers jsonb)
@@ -268,21 +234,18 @@ const RECORD_ATTEMPTS = prepared(`with sent as (
               request_headers = s.request_headers, completed_at = case when s.state = 'pending' then null else now() end
          from sent s
         where d.id = s.id and d.state = 'sending'
-        returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error
+        returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error,
+                  (select e.id from webhook_delivery e
+                    where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ('pending', 'sending') and e.seq > d.seq
+                    order by e.seq limit 1) as next
      ), logged as (
        insert into webhook_attempt (delivery_id, attempt, actor, request_headers, status_code, latency_ms, reply_body, error)
        select id, attempts, $2, request_headers, status_code, latency_ms, reply_body, error from done
      )
-     select id from done`);
+     select id, next from done`);
 
-/**
- * Records tries sent with `sendClaimed` (a batch's, all answered) in one
- * statement whatever their number, as `attemptDelivery` records one (each row
- * only if still 'sending'); without the next delivery to each receiver, which
- * only ordered kinds (D12) need. Returns the ids recorded.
- */
-export async function recordAttempts(em: EntityManager, sent: readonly SentDelivery[], actor = 'system'): Promise<Set<string>> {
-  if (!sent.length) return new Set();
+/** Records tries in one statement, whatever their number; the rows recorded, each with its receiver's next delivery. */
+async function record(em: EntityManager, sent: readonly SentDelivery[], actor: string): Promise<Array<{ id: string; next: string | null }>> {
   const rows = sent.map(({ id, outcome, verdict, error }) => ({
     id,
     state: verdict,
@@ -292,8 +255,34 @@ export async function recordAttempts(em: EntityManager, sent: readonly SentDeliv
     error: stored(error),
     request_headers: outcome.sentHeaders,
   }));
-  const recorded = await sql<{ id: string }>(em, RECORD_ATTEMPTS, [JSON.stringify(rows), actor]);
-  return new Set(recorded.map((r) => r.id));
+  return sql<{ id: string; next: string | null }>(em, RECORD_ATTEMPTS, [JSON.stringify(rows), actor]);
+}
+
+/**
+ * Sends a claimed delivery and records the try on its row: the verdict the
+ * caller draws from the answer (`pending` leaves it to be tried again), the
+ * status, latency, reply (truncated), error and the headers sent (key masked),
+ * and the attempt's own record (D18), in one statement. Recording is
+ * conditional on the row still being 'sending'.
+ */
+export async function attemptDelivery(
+  em: EntityManager,
+  d: ClaimedDelivery,
+  cfg: SendConfig,
+  judge: (outcome: WebhookOutcome) => Verdict,
+  actor = 'system',
+): Promise<Attempt> {
+  const { outcome, verdict, error } = await sendClaimed(d, cfg, judge);
+  const [row] = await record(em, [{ id: d.id, outcome, verdict, error }], actor);
+  return { outcome, verdict, error, recorded: Boolean(row), next: row?.next ?? null };
+}
+
+/**
+ * Records tries sent with `sendClaimed` (a batch's, all answered) in one
+ * statement whatever their number, as `attemptDelivery` records one.
+ */
+export async function recordAttempts(em: EntityManager, sent: readonly SentDelivery[], actor = 'system'): Promise<void> {
+  if (sent.length) await record(em, sent, actor);
 }
 
 type DeliveryState = WebhookDelivery['state'];
