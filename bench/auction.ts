@@ -728,7 +728,7 @@ async function main(): Promise<void> {
     const soakRate = Math.max(1, Math.floor(sustained / 2));
     const soak: Array<Array<{ pid: number; name: string; mb: number }>> = [];
     let soakRefused = 0;
-    /** the soak's answers other than 200, by status (0: no answer, e.g. a reused keep-alive connection the server had just closed) */
+    /** the soak's answers other than 200, by status or, for a request that got no answer, the client's error code */
     const soakCodes: Record<string, number> = {};
     if (SOAK_S > 0) {
       await freshPositions();

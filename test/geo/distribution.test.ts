@@ -139,8 +139,7 @@ describe('distribution job (D8)', () => {
     expect(h['x-signature']).to.equal(expectedSig);
 
     // who received it, and when
-    const rows = await recipients(offer.uuid);
-    const centrals = rows;
+    const centrals = await recipients(offer.uuid);
     expect(centrals.map((r) => [r.central.name, r.channel]).sort()).to.deep.equal([
       ['Central A', 'http'],
       ['Central B', 'http'],
