@@ -591,8 +591,9 @@ async function main(): Promise<void> {
     const cpuIdle = treeCpuSeconds(pid) - cpuAfterDrain;
     const idleS = (Date.now() - idleFrom) / 1000;
 
-    // the sustained rate: offers posted at a steady rate, step by step; a step passes when the distribution
-    // backlog a second after it is under a second's worth (it keeps up); the sustained rate is the highest passed
+    // the sustained rate: offers posted at a steady rate, step by step until one fails; a step passes when its
+    // requests were all answered 200 within a second of its end and the distribution backlog a second after it is
+    // under a second's worth (it keeps up); the sustained rate is the highest passed
     // step whose windows (unanswered: they close SIN_RESPUESTA) also closed punctually (p99 ≤ PUNCTUAL_MS, item 3)
     const steps: Array<{
       rate: number;
