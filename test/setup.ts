@@ -12,7 +12,7 @@ import { resetConfig } from '../config/index.js';
 import { dropDatabase, ensureDatabase, migrate } from '../src/db/database.js';
 import { createOrm } from '../src/db/orm.js';
 import { checkPostgres, checkRedis } from './helpers/services.js';
-import { testStarted, unexpectedRefusals, watchRefusedStatements } from './helpers/refused.js';
+import { testEnded, testStarted, unexpectedRefusals, watchRefusedStatements } from './helpers/refused.js';
 
 const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
 const baseDb = process.env.TEST_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -47,6 +47,9 @@ watchRefusedStatements();
 export const mochaHooks = {
   beforeEach(this: Mocha.Context): void {
     testStarted(this.currentTest?.fullTitle() ?? '(a hook)');
+  },
+  afterEach(this: Mocha.Context): void {
+    testEnded(this.currentTest?.fullTitle() ?? '(a hook)');
   },
   afterAll(): void {
     const refused = unexpectedRefusals();

@@ -34,6 +34,11 @@ export function testStarted(title: string): void {
   current = title;
 }
 
+/** Called by the root afterEach hook: refusals from now on (after-all hooks, work the test left running) are not the test's to excuse. */
+export function testEnded(title: string): void {
+  current = `(after ${title})`;
+}
+
 /** For a test that sends statements PostgreSQL must refuse (to check what follows): its refusals are not failures. */
 export function refusalsExpected(): void {
   expected.add(current);

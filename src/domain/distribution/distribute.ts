@@ -279,7 +279,10 @@ async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], 
   const sent = await Promise.all(claimed.map((d) => sendClaimed(d, cfg, (o) => (o.ok ? 'ok' : 'failed'))));
   await recordAttempts(em, sent);
   const out = new Map<string, boolean[]>();
-  claimed.forEach((d, i) => out.set(String(d.offerUuid), [...(out.get(String(d.offerUuid)) ?? []), sent[i].verdict === 'ok']));
+  claimed.forEach((d, i) => {
+    const uuid = String(d.offerUuid);
+    out.set(uuid, [...(out.get(uuid) ?? []), sent[i].verdict === 'ok']);
+  });
   return out;
 }
 
