@@ -44,11 +44,8 @@
  *   npm run bench:auction
  *   BENCH_SECONDS=5 BENCH_PIPELINE_OFFERS=200 BENCH_CPU_PROF=1 npm run bench:auction
  */
-import Koa from 'koa';
-import bodyParser from 'koa-bodyparser';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -58,6 +55,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { BOGOTA, offerTemplate, postOffer, startFloor } from './floor.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -80,7 +78,6 @@ const PG_STATS = process.env.BENCH_PG_STATS === '1';
 /** item 7: the soak at half the sustained rate (0: skipped), with every process's memory sampled */
 const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 300);
 const TECHNICIANS = 50;
-const BOGOTA = { lat: 4.6533, lng: -74.0836 };
 
 // ---------------------------------------------------------------- load generator (worker thread)
 
@@ -105,34 +102,11 @@ async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: spec.connections });
   const latencies: number[] = [];
   const statuses: Record<number, number> = {};
-  const once = () =>
-    new Promise<void>((resolve) => {
-      const payload = JSON.stringify({ ...spec.body, uuid: randomUUID() });
-      const t = performance.now();
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: spec.port,
-          path: spec.path,
-          method: 'POST',
-          headers: { ...spec.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-          agent,
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => {
-            latencies.push(performance.now() - t);
-            statuses[res.statusCode ?? 0] = (statuses[res.statusCode ?? 0] ?? 0) + 1;
-            resolve();
-          });
-        },
-      );
-      req.on('error', () => {
-        statuses[0] = (statuses[0] ?? 0) + 1;
-        resolve();
-      });
-      req.end(payload);
-    });
+  const once = async () => {
+    const { status, ms } = await postOffer(agent, spec.port, spec.path, spec.headers, spec.body);
+    if (status) latencies.push(ms);
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  };
   const start = performance.now();
   const end = start + spec.seconds * 1000;
   await Promise.all(
@@ -245,63 +219,6 @@ function treeCpuSeconds(root: number): number {
     for (const [child, s] of stats) if (s.ppid === pid) todo.push(child);
   }
   return total;
-}
-
-/** A 1 KB offer like the spec's (2.1), uuid set per request. */
-function offerTemplate(): Record<string, unknown> {
-  return {
-    uuid: '00000000-0000-4000-8000-000000000000',
-    tipoServicio: '1',
-    latitudOrigen: BOGOTA.lat,
-    longitudOrigen: BOGOTA.lng,
-    direccionOrigen: 'Calle 72 # 10-34, Chapinero',
-    puntoReferenciaOrigen: 'Frente al centro comercial, costado norte de la calle',
-    ciudad: 'Bogotá',
-    departamento: 'Cundinamarca',
-    direccionDestino: 'Avenida Carrera 68 # 13-45, Puente Aranda',
-    latitudDestino: 4.6189,
-    longitudDestino: -74.1157,
-    puntoReferenciaDestino: 'Taller autorizado de la marca, entrada por la calle 13',
-    descripcionServicio: 'GRUA',
-    fechaCita: '',
-    guardian: 'NO',
-    ofertante: 'Aseguradora Andina S.A.',
-    subOfertante: 'Asistencia Vehicular',
-    internal: 123456,
-    global: 654321,
-    vehiculo: { marca: 'RENAULT', linea: 'LOGAN', detalleLinea: 'EXPRESSION 1.6', modelo: '2019', tipoCombustible: 'GASOLINA', blindaje: 'NO' },
-    observaciones:
-      'Vehículo varado con llanta pinchada y batería descargada; el conductor espera en el sitio con las luces de parqueo ' +
-      'encendidas. Acceso por la calzada lenta, sin restricción de altura. El asegurado pide confirmar el tiempo de llegada ' +
-      'por teléfono antes de salir y presentar la orden de servicio al llegar. Póliza vigente, cobertura total.',
-  };
-}
-
-// ---------------------------------------------------------------- the floor
-
-async function startFloor(dbUrl: string, redisUrl: string, prefix: string): Promise<{ port: number; close(): Promise<void> }> {
-  const pool = new pg.Pool({ connectionString: dbUrl, max: 10 });
-  await pool.query(`create table if not exists floor_offer (uuid uuid primary key, body jsonb not null)`);
-  const queue = new Queue('floor-evaluation', { connection: new Redis(redisUrl, { maxRetriesPerRequest: null }), prefix });
-  const app = new Koa();
-  app.use(bodyParser());
-  app.use(async (ctx) => {
-    const body = ctx.request.body as { uuid: string };
-    await pool.query(`insert into floor_offer (uuid, body) values ($1, $2)`, [body.uuid, body]);
-    await queue.add('evaluate', { offerUuid: body.uuid }, { delay: 30_000, jobId: body.uuid });
-    ctx.body = { status: true, msg: 'OFERTA RECIBIDA' };
-  });
-  const server = createServer(app.callback());
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    port: (server.address() as AddressInfo).port,
-    async close() {
-      await new Promise<void>((r) => server.close(() => r()));
-      await queue.obliterate({ force: true }).catch(() => undefined);
-      await queue.close();
-      await pool.end();
-    },
-  };
 }
 
 // ---------------------------------------------------------------- the receiver (central pushes, generator notifications)
