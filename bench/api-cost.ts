@@ -116,10 +116,17 @@ const pidsOf = (name: string): number[] => {
   }
 };
 
-/** Total CPU ms of every process named `name`, per pid, so a backend that came or went is counted by what it did. */
-const cpuByPid = (name: string): Map<number, number> => new Map(pidsOf(name).map((p) => [p, cpuMs(p).user + cpuMs(p).system]));
+/** CPU ms of every process named `name`, per pid */
+const cpuByPid = (name: string): Map<number, number> =>
+  new Map(
+    pidsOf(name).map((pid) => {
+      const { user, system } = cpuMs(pid);
+      return [pid, user + system];
+    }),
+  );
+/** What those processes spent in between: one started meanwhile counts whole; one that ended is not seen (pooled connections: neither happens within a run). */
 const spentSince = (before: Map<number, number>, after: Map<number, number>): number =>
-  [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? ms), 0);
+  [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
 // ---------------------------------------------------------------- servers
 
