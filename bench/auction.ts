@@ -16,11 +16,12 @@
  *    distributed before their window closed), the service's CPU seconds
  *    after the load stopped, and in an idle window;
  * 3b. the sustained rate: offers posted at BENCH_RATES per second in turn,
- *    5 s each, up to the first step not kept up; the highest whose requests
- *    were all answered 200 within a second of its end, after which the
- *    distribution backlog is under a second's worth, and whose windows
- *    (unanswered, SIN_RESPUESTA) closed with deadline → window closed
- *    p99 ≤ 50 ms; that lateness at that rate;
+ *    each for the window plus 5 s (so the first 5 s's windows close while
+ *    the step still posts at its rate), up to the first step not kept up;
+ *    the highest whose requests were all answered 200 within a second of its
+ *    end, after which the distribution backlog is under a second's worth,
+ *    and whose first 5 s's windows (unanswered, SIN_RESPUESTA) closed with
+ *    deadline → window closed p99 ≤ 50 ms; that lateness at that rate;
  * 4. the pipeline: BENCH_PIPELINE_OFFERS=500 offers posted over 3 s (their
  *    windows close within 3 s), each distributed to the 50 technicians and
  *    answered by the central (PUT /aceptacion); lateness deadline → selection
@@ -66,11 +67,18 @@ const WINDOW_MS = Number(process.env.BENCH_WINDOW_MS ?? 10_000);
 /** bounds of the waits: the bench always stops by itself */
 const DRAIN_MAX_S = Number(process.env.BENCH_DRAIN_MAX_S ?? 180);
 const IDLE_WINDOW_S = 10;
-/** offer rates (per s) tried in turn, each for RATE_STEP_S, for the sustained rate, until one is not kept up */
+/** offer rates (per s) tried in turn, each for STEP_S, for the sustained rate, until one is not kept up */
 const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,120,160,200,240,280,320,400,480,560,640,800,960,1120,1280,1440,1600,1800')
   .split(',')
   .map(Number);
-const RATE_STEP_S = 5;
+/**
+ * A step lasts the window plus STEADY_S: the windows of its first STEADY_S seconds close while it still posts at
+ * its rate, so the service creates, distributes and closes at that one rate at once (a steady state), and the
+ * step's lateness is read on those windows only. Shorter steps closed their windows during later, faster steps or
+ * after the load, so the closing never ran at the step's own rate (parts nine to twelve).
+ */
+const STEADY_S = 5;
+const STEP_S = WINDOW_MS / 1000 + STEADY_S;
 /** item 3's bound (ms, p99) on deadline → window closed, which a rate must keep to count as sustained */
 const PUNCTUAL_MS = 50;
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
@@ -521,6 +529,8 @@ async function main(): Promise<void> {
       /** s from the step's start to its last answer */
       answeredS: number;
       uuids: string[];
+      /** the offers of its first STEADY_S seconds: their windows closed while the step ran */
+      steady: string[];
       late?: number[];
     }> = [];
     for (const rate of RATES) {
@@ -530,7 +540,7 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const sent: Array<Promise<number | string>> = [];
       const stepUuids: string[] = [];
-      for (let i = 0; i < rate * RATE_STEP_S; i++) {
+      for (let i = 0; i < rate * STEP_S; i++) {
         const wait = t0 + (i * 1000) / rate - performance.now();
         if (wait > 0) await sleep(wait);
         const uuid = randomUUID();
@@ -545,8 +555,8 @@ async function main(): Promise<void> {
       const notOk: Record<string, number> = {};
       for (const c of codes) if (c !== 200) notOk[c] = (notOk[c] ?? 0) + 1;
       const refused = codes.filter((c) => c !== 200).length;
-      const keptUp = left <= rate && !refused && answeredS <= RATE_STEP_S + 1;
-      steps.push({ rate, backlog: left, refused, codes: notOk, keptUp, answeredS, uuids: stepUuids });
+      const keptUp = left <= rate && !refused && answeredS <= STEP_S + 1;
+      steps.push({ rate, backlog: left, refused, codes: notOk, keptUp, answeredS, uuids: stepUuids, steady: stepUuids.slice(0, rate * STEADY_S) });
       if (!keptUp) break;
       await until(async () => (await backlog()) === 0, 30_000);
     }
@@ -565,7 +575,7 @@ async function main(): Promise<void> {
             `select extract(epoch from (t.at - o.deadline_at)) * 1000 as late
                from offer o join lateral (select at from offer_transition t where t.offer_uuid = o.uuid and t.from_state = 'ABIERTA' order by id limit 1) t on true
               where o.uuid = any(?::uuid[])`,
-            [`{${step.uuids.join(',')}}`],
+            [`{${step.steady.join(',')}}`],
           )
         ).map((r) => Number(r.late)),
       );
@@ -701,7 +711,7 @@ async function main(): Promise<void> {
     row(`burst offers distributed before their window closed (of ${serviceLoad.statuses[200] ?? 0})`, String(distributedAfter), '—', '');
     const stepText = (x: (typeof steps)[number]) =>
       `${x.rate}→${x.backlog}${x.late ? ` (closed p99 ${f0(pct(x.late, 99))})` : ''}${x.refused ? ` (${x.refused} not 200: ${JSON.stringify(x.codes)})` : ''}${
-        x.answeredS > RATE_STEP_S + 1 ? ` (answered in ${f1(x.answeredS)} s)` : ''
+        x.answeredS > STEP_S + 1 ? ` (answered in ${f1(x.answeredS)} s)` : ''
       }`;
     row(`sustained rate (offers/s; step→jobs queued a second after it; steps ${steps.map(stepText).join(' ')})`, f0(sustained), f0(floorRps), `${f2(sustained / floorRps)}×`);
     row(`at the sustained rate: deadline → window closed p50 / p99 (ms, ${sustainedLate.length} offers)`, `${f0(pct(sustainedLate, 50))} / ${f0(pct(sustainedLate, 99))}`, '—', 'goal ≤ 50');
