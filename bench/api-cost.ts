@@ -7,17 +7,20 @@
  * ±10–15 % from run to run with whatever else the host does, and a change worth
  * 5–10 % of the API's CPU cannot be told from noise there. Here each server runs
  * alone in its own process (the API as the `web` role, `npm run start:api`,
- * with no worker: its jobs wait in Redis and are removed after) and gets the
- * same offers at a fixed rate below saturation, BENCH_RATE per second for
- * BENCH_SECONDS, after a warm-up of BENCH_WARMUP_S at full speed; the CPU each
- * process used over that time (/proc, user and system) divided by the
- * requests answered. Then each gets a closed-loop burst of BENCH_SECONDS on
- * BENCH_CONNECTIONS connections: its ceiling in this layout (one process).
- * PostgreSQL and Redis are read as the machine's processes of those names:
- * run it on a quiet machine. A scratch database and Redis prefix, removed after.
+ * with no worker: its jobs wait in Redis and are removed after). Both are
+ * started and warmed up (BENCH_WARMUP_S at full speed), then get the same
+ * offers at a fixed rate below saturation, BENCH_RATE per second, in
+ * BENCH_SEGMENTS turns (the floor, the API, the floor…) of BENCH_SECONDS in all
+ * each, so a host that speeds up or slows down during the run weighs on both
+ * alike; the CPU each process used in its turns (/proc, user and system)
+ * divided by the requests it answered. Then closed-loop bursts on
+ * BENCH_CONNECTIONS connections, in turns the same way: each one's ceiling in
+ * this layout (one process). PostgreSQL and Redis are read as the machine's
+ * processes of those names: run it on a quiet machine. A scratch database and
+ * Redis prefix, removed after.
  *
  *   npm run bench:api-cost
- *   BENCH_RATE=300 BENCH_SECONDS=20 npm run bench:api-cost
+ *   BENCH_RATE=300 BENCH_SECONDS=24 BENCH_SEGMENTS=8 npm run bench:api-cost
  */
 import { Redis } from 'ioredis';
 import { execFileSync, spawn } from 'node:child_process';
@@ -30,7 +33,9 @@ import { Worker, isMainThread, parentPort, workerData } from 'node:worker_thread
 import { offerTemplate, postOffer, startFloor } from './floor.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 400);
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** seconds of fixed-rate load per server in all, and again of closed-loop bursts, split into BENCH_SEGMENTS turns */
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
+const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 4);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
@@ -43,11 +48,10 @@ interface LoadSpec {
   seconds: number;
 }
 interface LoadResult {
-  answered: number;
+  /** of every answered request, in ms */
+  latencies: number[];
   notOk: number;
   seconds: number;
-  p50: number;
-  p99: number;
 }
 
 // ---------------------------------------------------------------- load generator (worker thread)
@@ -83,9 +87,7 @@ async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
   }
   const seconds = (performance.now() - start) / 1000;
   agent.destroy();
-  latencies.sort((a, b) => a - b);
-  const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))] ?? NaN;
-  return { answered: latencies.length, notOk, seconds, p50: pct(50), p99: pct(99) };
+  return { latencies, notOk, seconds };
 }
 
 function loadFromWorker(spec: LoadSpec): Promise<LoadResult> {
@@ -130,14 +132,24 @@ const spentSince = (before: Map<number, number>, after: Map<number, number>): nu
 
 // ---------------------------------------------------------------- servers
 
-interface Measured {
+interface Server {
   name: string;
+  port: number;
+  pid: number;
+  headers: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** What a server and the machine's PostgreSQL and Redis spent over its segments, and what it answered. */
+interface Tally {
+  answered: number;
+  notOk: number;
   userMs: number;
   systemMs: number;
   postgresMs: number;
   redisMs: number;
-  fixed: LoadResult;
-  ceiling: LoadResult;
+  latencies: number[];
+  ceiling: { answered: number; seconds: number };
 }
 
 async function portOpen(port: number): Promise<boolean> {
@@ -150,36 +162,72 @@ async function portOpen(port: number): Promise<boolean> {
   });
 }
 
-async function measure(name: string, script: string, env: Record<string, string>, port: number, headers: Record<string, string>): Promise<Measured> {
+async function startServer(name: string, script: string, env: Record<string, string>, port: number, headers: Record<string, string>): Promise<Server> {
   const child = spawn(process.execPath, [script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  try {
-    const deadline = Date.now() + 60_000;
-    while (!(await portOpen(port))) {
-      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`${name} did not listen on ${port}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const path = '/api/v3/oferta';
-    await loadFromWorker({ port, path, headers, rate: 0, seconds: WARMUP_S });
-    const pid = child.pid!;
-    const [own0, pg0, redis0] = [cpuMs(pid), cpuByPid('postgres'), cpuByPid('redis-server')];
-    const fixed = await loadFromWorker({ port, path, headers, rate: RATE, seconds: SECONDS });
-    const [own1, pg1, redis1] = [cpuMs(pid), cpuByPid('postgres'), cpuByPid('redis-server')];
-    const ceiling = await loadFromWorker({ port, path, headers, rate: 0, seconds: SECONDS });
-    const n = fixed.answered;
-    return {
-      name,
-      userMs: (own1.user - own0.user) / n,
-      systemMs: (own1.system - own0.system) / n,
-      postgresMs: spentSince(pg0, pg1) / n,
-      redisMs: spentSince(redis0, redis1) / n,
-      fixed,
-      ceiling,
-    };
-  } finally {
+  const stop = async () => {
     child.kill('SIGTERM');
     await exited;
+  };
+  const deadline = Date.now() + 60_000;
+  while (!(await portOpen(port))) {
+    if (Date.now() > deadline || child.exitCode !== null) {
+      await stop();
+      throw new Error(`${name} did not listen on ${port}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
   }
+  return { name, port, pid: child.pid!, headers, stop };
+}
+
+const PATH = '/api/v3/oferta';
+
+/** One fixed-rate segment on `server`, added to its tally. */
+async function segment(server: Server, tally: Tally, seconds: number): Promise<void> {
+  const [own0, pg0, redis0] = [cpuMs(server.pid), cpuByPid('postgres'), cpuByPid('redis-server')];
+  const load = await loadFromWorker({ port: server.port, path: PATH, headers: server.headers, rate: RATE, seconds });
+  const [own1, pg1, redis1] = [cpuMs(server.pid), cpuByPid('postgres'), cpuByPid('redis-server')];
+  tally.answered += load.latencies.length;
+  tally.notOk += load.notOk;
+  tally.userMs += own1.user - own0.user;
+  tally.systemMs += own1.system - own0.system;
+  tally.postgresMs += spentSince(pg0, pg1);
+  tally.redisMs += spentSince(redis0, redis1);
+  tally.latencies.push(...load.latencies);
+}
+
+/** One closed-loop burst on `server`, added to its ceiling. */
+async function burst(server: Server, tally: Tally, seconds: number): Promise<void> {
+  const load = await loadFromWorker({ port: server.port, path: PATH, headers: server.headers, rate: 0, seconds });
+  tally.ceiling.answered += load.latencies.length;
+  tally.ceiling.seconds += load.seconds;
+  tally.notOk += load.notOk;
+}
+
+// ---------------------------------------------------------------- report
+
+function printTable(api: Tally, floor: Tally): void {
+  const row = (a: string, b: string, c: string, d: string) => console.log(`| ${a.padEnd(44)} | ${b.padStart(12)} | ${c.padStart(12)} | ${d.padStart(8)} |`);
+  const per = (t: Tally, ms: number) => ms / t.answered;
+  const f3 = (n: number) => n.toFixed(3);
+  const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
+  const line = (label: string, pick: (t: Tally) => number) => row(label, f3(per(api, pick(api))), f3(per(floor, pick(floor))), ratio(per(api, pick(api)), per(floor, pick(floor))));
+  const pct = (t: Tally, p: number) => {
+    const sorted = [...t.latencies].sort((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  };
+  const latency = (t: Tally) => `${pct(t, 50).toFixed(1)} / ${pct(t, 99).toFixed(0)}`;
+  const ceiling = (t: Tally) => t.ceiling.answered / t.ceiling.seconds;
+  row('per request, at the fixed rate', 'API', 'floor', 'ratio');
+  row('-'.repeat(44), '-'.repeat(12), '-'.repeat(12), '-'.repeat(8));
+  line('  server process CPU, ms (user + system)', (t) => t.userMs + t.systemMs);
+  line('    of which system (the kernel), ms', (t) => t.systemMs);
+  line('  PostgreSQL CPU, ms', (t) => t.postgresMs);
+  line('  Redis CPU, ms', (t) => t.redisMs);
+  line('  all three, ms', (t) => t.userMs + t.systemMs + t.postgresMs + t.redisMs);
+  row('  latency p50 / p99, ms', latency(api), latency(floor), '');
+  row('ceiling of one process, req/s (closed loop)', ceiling(api).toFixed(0), ceiling(floor).toFixed(0), ratio(ceiling(api), ceiling(floor)));
+  if (api.notOk + floor.notOk) console.log(`!! ${api.notOk + floor.notOk} requests were not answered 200`);
 }
 
 // ---------------------------------------------------------------- main
@@ -209,28 +257,22 @@ async function main(): Promise<void> {
     const port = 20_000 + (process.pid % 20_000);
 
     console.log(
-      `issue 12 POST /oferta cost: ${RATE} offers/s for ${SECONDS} s after a ${WARMUP_S} s warm-up, then a ${SECONDS} s burst on ${CONNECTIONS} connections; ` +
-        `1 KB offers; each server alone in its process`,
+      `issue 12 POST /oferta cost: both servers warmed up ${WARMUP_S} s, then ${SEGMENTS} turns of ${SECONDS / SEGMENTS} s each at ${RATE} offers/s, ` +
+        `then ${SEGMENTS} turns of closed-loop bursts on ${CONNECTIONS} connections; 1 KB offers; each server alone in its process`,
     );
-    const floor = await measure('the floor', fileURLToPath(import.meta.url), { ...env, BENCH_FLOOR_ROLE: '1' }, port, {});
-    const api = await measure('the API (web role)', fileURLToPath(new URL('../src/main/web.js', import.meta.url)), env, port + 1, { authorization: basic });
-
-    const row = (a: string, b: string, c: string, d: string) => console.log(`| ${a.padEnd(44)} | ${b.padStart(12)} | ${c.padStart(12)} | ${d.padStart(8)} |`);
-    const f3 = (n: number) => n.toFixed(3);
-    const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
-    row('per request, at the fixed rate', api.name.split(' ')[1], 'floor', 'ratio');
-    row('-'.repeat(44), '-'.repeat(12), '-'.repeat(12), '-'.repeat(8));
-    row("  server process CPU, ms (user + system)", f3(api.userMs + api.systemMs), f3(floor.userMs + floor.systemMs), ratio(api.userMs + api.systemMs, floor.userMs + floor.systemMs));
-    row('    of which system (the kernel), ms', f3(api.systemMs), f3(floor.systemMs), ratio(api.systemMs, floor.systemMs));
-    row('  PostgreSQL CPU, ms', f3(api.postgresMs), f3(floor.postgresMs), ratio(api.postgresMs, floor.postgresMs));
-    row('  Redis CPU, ms', f3(api.redisMs), f3(floor.redisMs), ratio(api.redisMs, floor.redisMs));
-    const total = (m: Measured) => m.userMs + m.systemMs + m.postgresMs + m.redisMs;
-    row('  all three, ms', f3(total(api)), f3(total(floor)), ratio(total(api), total(floor)));
-    row('  latency p50 / p99, ms', `${api.fixed.p50.toFixed(1)} / ${api.fixed.p99.toFixed(0)}`, `${floor.fixed.p50.toFixed(1)} / ${floor.fixed.p99.toFixed(0)}`, '');
-    row('ceiling of one process, req/s (closed loop)', (api.ceiling.answered / api.ceiling.seconds).toFixed(0), (floor.ceiling.answered / floor.ceiling.seconds).toFixed(0),
-      ratio(api.ceiling.answered / api.ceiling.seconds, floor.ceiling.answered / floor.ceiling.seconds));
-    const refused = api.fixed.notOk + api.ceiling.notOk + floor.fixed.notOk + floor.ceiling.notOk;
-    if (refused) console.log(`!! ${refused} requests were not answered 200`);
+    const servers: Server[] = [];
+    try {
+      servers.push(await startServer('floor', fileURLToPath(import.meta.url), { ...env, BENCH_FLOOR_ROLE: '1' }, port, {}));
+      servers.push(await startServer('API', fileURLToPath(new URL('../src/main/web.js', import.meta.url)), env, port + 1, { authorization: basic }));
+      const tallies = servers.map((): Tally => ({ answered: 0, notOk: 0, userMs: 0, systemMs: 0, postgresMs: 0, redisMs: 0, latencies: [], ceiling: { answered: 0, seconds: 0 } }));
+      for (const server of servers) await loadFromWorker({ port: server.port, path: PATH, headers: server.headers, rate: 0, seconds: WARMUP_S });
+      // in turns, so a host that speeds up or slows down during the run weighs on both alike
+      for (let turn = 0; turn < SEGMENTS; turn++) for (const [i, server] of servers.entries()) await segment(server, tallies[i], SECONDS / SEGMENTS);
+      for (let turn = 0; turn < SEGMENTS; turn++) for (const [i, server] of servers.entries()) await burst(server, tallies[i], SECONDS / SEGMENTS);
+      printTable(tallies[1], tallies[0]);
+    } finally {
+      for (const server of servers) await server.stop();
+    }
   } finally {
     await rt.close();
     await dropDatabase(dbUrl);
