@@ -30,6 +30,7 @@ import { connect } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { deleteKeys } from './cleanup.js';
 import { offerTemplate, postOffer, startFloor } from './floor.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 400);
@@ -276,11 +277,7 @@ async function main(): Promise<void> {
   } finally {
     await rt.close();
     await dropDatabase(dbUrl);
-    for (let cursor = '0'; ; ) {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      if ((cursor = next) === '0') break;
-    }
+    await deleteKeys(redis, prefix);
     redis.disconnect();
   }
 }

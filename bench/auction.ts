@@ -56,6 +56,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { deleteKeys } from './cleanup.js';
 import { BOGOTA, offerTemplate, postOffer, startFloor } from './floor.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -748,12 +749,7 @@ async function main(): Promise<void> {
     await receiver.close();
     await rt.close();
     await dropDatabase(dbUrl).catch(() => undefined);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeys(redis, prefix);
     redis.disconnect();
     console.log(`(bench took ${f0((Date.now() - startedAt) / 1000)} s; load average ${readFileSync('/proc/loadavg', 'utf8').trim()})`);
   }

@@ -12,6 +12,7 @@ import { request, Agent, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { deleteKeys } from './cleanup.js';
 
 interface LoadSpec {
   port: number;
@@ -121,6 +122,8 @@ async function main(): Promise<void> {
     await ours.close();
     await new Promise<void>((r) => bareServer.close(() => r()));
   } finally {
+    // the queues' meta keys and the limiter's markers the requests left, like the database
+    await deleteKeys(rt.redis, cfg.queuePrefix);
     await rt.close();
     await dropDatabase(db.toString());
   }

@@ -35,6 +35,7 @@ import { createRuntime, type Runtime } from '../src/main/runtime.js';
 import { frame } from '../src/realtime/protocol.js';
 import { makeApiUser, makeCentral, makeOffer, makeServiceType } from '../test/helpers/factories.js';
 import type { ClientCommand, ClientReply } from './ws-clients.js';
+import { deleteKeys } from './cleanup.js';
 
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10000);
 const LATENCY_SOCKETS = Math.min(CONNECTIONS, Number(process.env.BENCH_LATENCY_SOCKETS ?? 1000));
@@ -255,12 +256,7 @@ async function main(): Promise<void> {
       clients.child.kill('SIGKILL');
       await exited;
     }
-    let cursor = '0';
-    do {
-      const [next, keys] = await rt.redis.scan(cursor, 'MATCH', `${run}*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length) await rt.redis.del(...keys);
-    } while (cursor !== '0');
+    await deleteKeys(rt.redis, run);
     await rt.close();
     await dropDatabase(cfg.databaseUrl);
   }
