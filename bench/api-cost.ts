@@ -25,13 +25,11 @@
 import { Redis } from 'ioredis';
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { Agent } from 'node:http';
 import { connect } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { deleteKeys } from './cleanup.js';
-import { offerTemplate, postOffer, startFloor } from './floor.js';
+import { offerTemplate, startFloor } from './floor.js';
+import { offerLoad, type OfferLoad } from './offerLoad.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 400);
 /** seconds of fixed-rate load per server in all, and again of closed-loop bursts, split into BENCH_SEGMENTS turns */
@@ -40,71 +38,13 @@ const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 4);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
-interface LoadSpec {
-  port: number;
-  path: string;
-  headers: Record<string, string>;
-  /** offers per second; 0: closed loop on every connection */
-  rate: number;
-  seconds: number;
-}
-interface LoadResult {
-  /** of every answered request, in ms */
-  latencies: number[];
-  notOk: number;
-  seconds: number;
-}
-
-// ---------------------------------------------------------------- load generator (worker thread)
-
-async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-  const template = offerTemplate();
-  const latencies: number[] = [];
-  let notOk = 0;
-  const once = async () => {
-    const { status, ms } = await postOffer(agent, spec.port, spec.path, spec.headers, template);
-    if (status) latencies.push(ms);
-    if (status !== 200) notOk++;
-  };
-  const start = performance.now();
-  const end = start + spec.seconds * 1000;
-  if (spec.rate > 0) {
-    // open loop: each request leaves at its time whatever the answers before it
-    const inFlight: Array<Promise<void>> = [];
-    let sent = 0;
-    while (performance.now() < end) {
-      const due = Math.floor(((performance.now() - start) / 1000) * spec.rate);
-      for (; sent < due; sent++) inFlight.push(once());
-      await new Promise((r) => setTimeout(r, 2));
-    }
-    await Promise.all(inFlight);
-  } else {
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (performance.now() < end) await once();
-      }),
-    );
-  }
-  const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  return { latencies, notOk, seconds };
-}
-
-function loadFromWorker(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(new URL(import.meta.url), { workerData: spec });
-    w.once('message', resolve);
-    w.once('error', reject);
-  });
-}
-
 // ---------------------------------------------------------------- CPU of processes (/proc)
 
 /** user and system CPU milliseconds of a process (0 once it is gone) */
 function cpuMs(pid: number): { user: number; system: number } {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // USER_HZ = 100
   } catch {
     return { user: 0, system: 0 };
@@ -181,15 +121,25 @@ async function startServer(name: string, script: string, env: Record<string, str
   return { name, port, pid: child.pid!, headers, stop };
 }
 
-const PATH = '/api/v3/oferta';
+/** The load on `server`: its offers, at `rate` per second or (0) as fast as it answers. */
+const loadOn = (server: Server, rate: number, seconds: number): OfferLoad => ({
+  port: server.port,
+  path: '/api/v3/oferta',
+  headers: server.headers,
+  body: offerTemplate(),
+  seconds,
+  connections: CONNECTIONS,
+  rate,
+});
+const notOk = (statuses: Record<number, number>) => Object.entries(statuses).reduce((n, [status, count]) => n + (status === '200' ? 0 : count), 0);
 
 /** One fixed-rate segment on `server`, added to its tally. */
 async function segment(server: Server, tally: Tally, seconds: number): Promise<void> {
   const [own0, pg0, redis0] = [cpuMs(server.pid), cpuByPid('postgres'), cpuByPid('redis-server')];
-  const load = await loadFromWorker({ port: server.port, path: PATH, headers: server.headers, rate: RATE, seconds });
+  const load = await offerLoad(loadOn(server, RATE, seconds));
   const [own1, pg1, redis1] = [cpuMs(server.pid), cpuByPid('postgres'), cpuByPid('redis-server')];
   tally.answered += load.latencies.length;
-  tally.notOk += load.notOk;
+  tally.notOk += notOk(load.statuses);
   tally.userMs += own1.user - own0.user;
   tally.systemMs += own1.system - own0.system;
   tally.postgresMs += spentSince(pg0, pg1);
@@ -199,10 +149,10 @@ async function segment(server: Server, tally: Tally, seconds: number): Promise<v
 
 /** One closed-loop burst on `server`, added to its ceiling. */
 async function burst(server: Server, tally: Tally, seconds: number): Promise<void> {
-  const load = await loadFromWorker({ port: server.port, path: PATH, headers: server.headers, rate: 0, seconds });
+  const load = await offerLoad(loadOn(server, 0, seconds));
   tally.ceiling.answered += load.latencies.length;
   tally.ceiling.seconds += load.seconds;
-  tally.notOk += load.notOk;
+  tally.notOk += notOk(load.statuses);
 }
 
 // ---------------------------------------------------------------- report
@@ -266,7 +216,7 @@ async function main(): Promise<void> {
       servers.push(await startServer('floor', fileURLToPath(import.meta.url), { ...env, BENCH_FLOOR_ROLE: '1' }, port, {}));
       servers.push(await startServer('API', fileURLToPath(new URL('../src/main/web.js', import.meta.url)), env, port + 1, { authorization: basic }));
       const tallies = servers.map((): Tally => ({ answered: 0, notOk: 0, userMs: 0, systemMs: 0, postgresMs: 0, redisMs: 0, latencies: [], ceiling: { answered: 0, seconds: 0 } }));
-      for (const server of servers) await loadFromWorker({ port: server.port, path: PATH, headers: server.headers, rate: 0, seconds: WARMUP_S });
+      for (const server of servers) await offerLoad(loadOn(server, 0, WARMUP_S));
       // in turns, so a host that speeds up or slows down during the run weighs on both alike
       for (let turn = 0; turn < SEGMENTS; turn++) for (const [i, server] of servers.entries()) await segment(server, tallies[i], SECONDS / SEGMENTS);
       for (let turn = 0; turn < SEGMENTS; turn++) for (const [i, server] of servers.entries()) await burst(server, tallies[i], SECONDS / SEGMENTS);
@@ -282,9 +232,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (!isMainThread) {
-  parentPort!.postMessage(await generateLoad(workerData as LoadSpec));
-} else if (process.env.BENCH_FLOOR_ROLE === '1') {
+if (process.env.BENCH_FLOOR_ROLE === '1') {
   // the floor in a process of its own, so its CPU is read as the API's is
   const floor = await startFloor(process.env.DATABASE_URL!, process.env.REDIS_URL!, `${process.env.QUEUE_PREFIX}_floor`, Number(process.env.PORT));
   process.once('SIGTERM', () => void floor.close().then(() => process.exit(0)));

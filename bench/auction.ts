@@ -55,9 +55,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 import { deleteKeys } from './cleanup.js';
-import { BOGOTA, offerTemplate, postOffer, startFloor } from './floor.js';
+import { BOGOTA, offerTemplate, startFloor } from './floor.js';
+import { offerLoad } from './offerLoad.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -87,55 +87,6 @@ const PG_STATS = process.env.BENCH_PG_STATS === '1';
 /** item 7: the soak at half the sustained rate (0: skipped), with every process's memory sampled */
 const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 300);
 const TECHNICIANS = 50;
-
-// ---------------------------------------------------------------- load generator (worker thread)
-
-interface LoadSpec {
-  port: number;
-  path: string;
-  headers: Record<string, string>;
-  /** JSON body; its `uuid` is replaced by a fresh one per request */
-  body: Record<string, unknown>;
-  seconds: number;
-  connections: number;
-}
-interface LoadResult {
-  requests: number;
-  statuses: Record<number, number>;
-  p50: number;
-  p99: number;
-  seconds: number;
-}
-
-async function generateLoad(spec: LoadSpec): Promise<LoadResult> {
-  const agent = new Agent({ keepAlive: true, maxSockets: spec.connections });
-  const latencies: number[] = [];
-  const statuses: Record<number, number> = {};
-  const once = async () => {
-    const { status, ms } = await postOffer(agent, spec.port, spec.path, spec.headers, spec.body);
-    if (status) latencies.push(ms);
-    statuses[status] = (statuses[status] ?? 0) + 1;
-  };
-  const start = performance.now();
-  const end = start + spec.seconds * 1000;
-  await Promise.all(
-    Array.from({ length: spec.connections }, async () => {
-      while (performance.now() < end) await once();
-    }),
-  );
-  const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, statuses, p50: pct(latencies, 50), p99: pct(latencies, 99), seconds };
-}
-
-function loadFromWorker(spec: LoadSpec): Promise<LoadResult> {
-  return new Promise((resolve, reject) => {
-    const w = new Worker(new URL(import.meta.url), { workerData: spec });
-    w.once('message', resolve);
-    w.once('error', reject);
-  });
-}
 
 // ---------------------------------------------------------------- helpers
 
@@ -439,7 +390,7 @@ async function main(): Promise<void> {
     // the floor, then the service, each under the same burst
     console.log(`issue 12 auction bench: ${CONNECTIONS} connections, ${SECONDS} s bursts, 1 KB offers (${Buffer.byteLength(JSON.stringify(offerTemplate()))} B), window ${WINDOW_MS} ms`);
     const floor = await startFloor(dbUrl, redisUrl, `${prefix}_floor`);
-    const floorLoad = await loadFromWorker({ port: floor.port, path: '/', headers: {}, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS });
+    const floorLoad = await offerLoad({ port: floor.port, path: '/', headers: {}, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS });
     await floor.close();
 
     const servicePort = await new Promise<number>((resolve) => {
@@ -492,7 +443,7 @@ async function main(): Promise<void> {
     await freshPositions();
     if (process.env.BENCH_PAUSE_DISTRIBUTION === '1') await distQueue.pause();
     const cpuBefore = treeCpuSeconds(pid);
-    const serviceLoad = await loadFromWorker({
+    const serviceLoad = await offerLoad({
       port: servicePort,
       path: '/api/v3/oferta',
       headers: { authorization: basic },
@@ -698,14 +649,15 @@ async function main(): Promise<void> {
     }
 
     // the report
-    const floorRps = floorLoad.requests / floorLoad.seconds;
-    const rps = serviceLoad.requests / serviceLoad.seconds;
+    const floorRps = floorLoad.latencies.length / floorLoad.seconds;
+    const rps = serviceLoad.latencies.length / serviceLoad.seconds;
+    const [p50, p99, floorP50, floorP99] = [pct(serviceLoad.latencies, 50), pct(serviceLoad.latencies, 99), pct(floorLoad.latencies, 50), pct(floorLoad.latencies, 99)];
     const row = (a: string, b: string, c: string, d: string) => console.log(`| ${a.padEnd(58)} | ${b.padStart(18)} | ${c.padStart(18)} | ${d.padStart(12)} |`);
     console.log('');
     row('figure', 'the service', 'the floor', 'ratio');
     row('-'.repeat(58), '-'.repeat(18), '-'.repeat(18), '-'.repeat(12));
     row('POST /oferta throughput (req/s)', f0(rps), f0(floorRps), `${f2(rps / floorRps)}×`);
-    row('POST /oferta latency p50 / p99 (ms)', `${f0(serviceLoad.p50)} / ${f0(serviceLoad.p99)}`, `${f0(floorLoad.p50)} / ${f0(floorLoad.p99)}`, `${f1(serviceLoad.p50 / floorLoad.p50)}× / ${f1(serviceLoad.p99 / floorLoad.p99)}×`);
+    row('POST /oferta latency p50 / p99 (ms)', `${f0(p50)} / ${f0(p99)}`, `${f0(floorP50)} / ${f0(floorP99)}`, `${f1(p50 / floorP50)}× / ${f1(p99 / floorP99)}×`);
     row('statuses', JSON.stringify(serviceLoad.statuses), JSON.stringify(floorLoad.statuses), '');
     row('distribution backlog when the burst stopped (jobs)', String(backlogAtStop), '—', '');
     row(`backlog drained (s after the burst)${drained ? '' : ' NOT DRAINED'}`, f1(drainS), '—', '');
@@ -755,11 +707,7 @@ async function main(): Promise<void> {
   }
 }
 
-if (isMainThread) {
-  await main();
-  // Everything is closed and reported; a keep-alive socket or timer left by a client library must not keep
-  // the bench running (it stops by itself: seen hanging after its last line).
-  process.exit(process.exitCode ?? 0);
-} else {
-  parentPort!.postMessage(await generateLoad(workerData as LoadSpec));
-}
+await main();
+// Everything is closed and reported; a keep-alive socket or timer left by a client library must not keep
+// the bench running (it stops by itself: seen hanging after its last line).
+process.exit(process.exitCode ?? 0);

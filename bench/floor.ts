@@ -10,10 +10,8 @@ import bodyParser from 'koa-bodyparser';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { randomUUID } from 'node:crypto';
-import { createServer, request, type Agent } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 
 export const BOGOTA = { lat: 4.6533, lng: -74.0836 };
 
@@ -70,21 +68,4 @@ export async function startFloor(dbUrl: string, redisUrl: string, prefix: string
       await pool.end();
     },
   };
-}
-
-/** POSTs `body` as JSON with a fresh uuid: its status (0 when no answer came) and how long the answer took. */
-export function postOffer(agent: Agent, port: number, path: string, headers: Record<string, string>, body: Record<string, unknown>): Promise<{ status: number; ms: number }> {
-  return new Promise((resolve) => {
-    const payload = JSON.stringify({ ...body, uuid: randomUUID() });
-    const t = performance.now();
-    const req = request(
-      { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
-      (res) => {
-        res.resume();
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t }));
-      },
-    );
-    req.on('error', () => resolve({ status: 0, ms: performance.now() - t }));
-    req.end(payload);
-  });
 }
