@@ -4,7 +4,6 @@
  * redirects → health and the API documents → ORM request context → operator
  * pages → the customer page → JSON body → the /api/v3 routes.
  */
-import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../main/runtime.js';
@@ -53,7 +52,6 @@ export function createApp(rt: Runtime): Koa<AppState> {
   // Every route is a declaration of src/http/openapi/operations.ts, mounted in one shape (openapi/router.ts).
   // No allowedMethods(): a known path with another method is an unknown route (spec 4.9).
   app.use(routerOf(rt, systemRoutes(rt)).routes());
-  app.use((ctx, next) => RequestContext.create(rt.orm.em, next));
 
   mountAdmin(app, rt, adminRoutes(rt));
   mountTrackingPage(app, rt);

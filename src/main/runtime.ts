@@ -47,7 +47,7 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.
   for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
-  const geocoder = createGeocoder(cfg, () => orm.em);
+  const geocoder = createGeocoder(cfg, () => orm.em.fork());
   const authCache = new CredentialCache(cfg.authCacheTtlMs);
   const unsubscribe = cfg.authCacheTtlMs > 0 ? await subscribeAuthInvalidation(cfg.redisUrl, cfg.queuePrefix, authCache, log) : async () => undefined;
   let closed = false;

@@ -11,7 +11,6 @@
  *   progress → reportProgress (reportServiceProgress, src/domain/offers/operations/progress.ts, D11), as the assigned technician
  * An action left out answers an `error` event saying it is not available.
  */
-import { RequestContext } from '@mikro-orm/core';
 import { ApiUser } from '../db/entities/index.js';
 import { AUTH_MESSAGES } from '../auth/credentials.js';
 import { respondToOffer, reportProgress, updateTechnicianPosition } from '../http/answers.js';
@@ -144,16 +143,14 @@ export async function runAction(
   }
   const reply = (r: ActionResult) => hub.send(client, frame(`${msg.event}.result`, r, msg.ref));
   try {
-    await RequestContext.create(rt.orm.em, async () => {
-      const caller = await rt.orm.em.findOne(ApiUser, who.apiUserId);
-      if (!caller || caller.status !== 'ACTIVO') {
-        const err = keyError(401, AUTH_MESSAGES.keyInactive);
-        reply({ status: err.status, body: err.body });
-        client.ws.close(4401, 'INACTIVO');
-        return;
-      }
-      reply(await call(rt, caller));
-    });
+    const caller = await rt.orm.em.fork().findOne(ApiUser, who.apiUserId);
+    if (!caller || caller.status !== 'ACTIVO') {
+      const err = keyError(401, AUTH_MESSAGES.keyInactive);
+      reply({ status: err.status, body: err.body });
+      client.ws.close(4401, 'INACTIVO');
+      return;
+    }
+    reply(await call(rt, caller));
   } catch (err) {
     const known = errorAnswer(err, 'controller');
     if (known) return reply({ status: known.status, body: known.body });

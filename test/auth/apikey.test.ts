@@ -104,7 +104,7 @@ describe('x-apikey validator (spec 5.2)', () => {
     let mini: MiniApp;
     before(async () => {
       mini = await serveMini(app.rt, (router) =>
-        router.put('/api/v3/aceptacion', apiKeyAuth(() => app.rt.orm.em, '/aceptacion'), (ctx) => {
+        router.put('/api/v3/aceptacion', apiKeyAuth(() => app.rt.orm.em.fork(), '/aceptacion'), (ctx) => {
           ctx.body = { status: true, data: ctx.state.apiUser?.username };
         }),
       );

@@ -156,7 +156,7 @@ describe('operators (D15): login, JWT, Bull Board', () => {
     let mini: MiniApp;
     before(async () => {
       mini = await serveMini(app.rt, (router) =>
-        router.post('/finalize', basicOrJwtAuth(() => app.rt.orm.em, '/finalize', app.rt.config.jwtSecret), (ctx) => {
+        router.post('/finalize', basicOrJwtAuth(() => app.rt.orm.em.fork(), '/finalize', app.rt.config.jwtSecret), (ctx) => {
           ctx.body = { operator: ctx.state.operator?.username ?? null, apiUser: ctx.state.apiUser?.username ?? null };
         }),
       );

@@ -112,15 +112,15 @@ describe('geocoders (D9)', () => {
     beforeEach(async () => resetDb(app.rt.orm));
     after(async () => app.close());
 
-    const cached = (inner: Geocoder, ttl = 3600) => new CachedGeocoder(inner, 'nominatim', () => app.rt.orm.em, ttl);
+    const cached = (inner: Geocoder, ttl = 3600) => new CachedGeocoder(inner, 'nominatim', () => app.rt.orm.em.fork(), ttl);
 
     it('GEOCODER switches the runtime’s geocoder: here Nominatim behind the cache', async () => {
       expect(app.rt.geocoder).to.be.instanceOf(CachedGeocoder);
       nock(NOMINATIM).get('/search').query(true).once().reply(200, fixture('nominatim-calle-100'));
       expect(await app.rt.geocoder.geocode('Calle 100 # 15-20, Bogotá')).to.deep.equal(CALLE_100);
       const cfg = (env: Record<string, string>) => ({ ...loadConfig({ NODE_ENV: 'test', ...env }) });
-      expect(createGeocoder(cfg({}), () => app.rt.orm.em)).to.be.instanceOf(GazetteerGeocoder);
-      expect(createGeocoder(cfg({ GEOCODER: 'google', GOOGLE_GEOCODING_KEY: 'k' }), () => app.rt.orm.em)).to.be.instanceOf(CachedGeocoder);
+      expect(createGeocoder(cfg({}), () => app.rt.orm.em.fork())).to.be.instanceOf(GazetteerGeocoder);
+      expect(createGeocoder(cfg({ GEOCODER: 'google', GOOGLE_GEOCODING_KEY: 'k' }), () => app.rt.orm.em.fork())).to.be.instanceOf(CachedGeocoder);
       expect(() => loadConfig({ GEOCODER: 'google' })).to.throw(ConfigError, /GOOGLE_GEOCODING_KEY/);
       expect(() => loadConfig({ GEOCODER: 'bing' })).to.throw(ConfigError, /GEOCODER/);
     });

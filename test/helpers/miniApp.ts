@@ -1,9 +1,8 @@
 /**
- * A tiny Koa app with the real error middleware and ORM context, for testing
+ * A tiny Koa app with the real error middleware, for testing
  * one middleware over HTTP before a real route uses it.
  */
 import Router from '@koa/router';
-import { RequestContext } from '@mikro-orm/core';
 import Koa from 'koa';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +20,6 @@ export async function serveMini(rt: Runtime, routes: (router: Router<AppState>) 
   const app = new Koa<AppState>();
   app.silent = true;
   app.use(errorMiddleware(rt.log));
-  app.use((ctx, next) => RequestContext.create(rt.orm.em, next));
   const router = new Router<AppState>();
   routes(router);
   app.use(router.routes());

@@ -133,7 +133,7 @@ describe('HTTP edge: envelopes, redirects, limits', () => {
     it('answer 500 in the system envelope and log the same errorId', async () => {
       const em = app.rt.orm.em.fork();
       const { user, password } = await makeApiUser(em);
-      const restore = stubMethod(app.rt.orm.em, 'find', (async () => {
+      const restore = stubMethod(Object.getPrototypeOf(app.rt.orm.em) as EntityManager, 'find', (async () => {
         throw new Error('database exploded');
       }) as unknown as EntityManager['find']);
       try {
@@ -172,7 +172,7 @@ describe('HTTP edge: request timeout and body limit', () => {
   it('a handler slower than the timeout answers 408; its late end changes nothing', async () => {
     const { user, password } = await makeApiUser(app.rt.orm.em.fork());
     let finished = false;
-    const restore = stubMethod(app.rt.orm.em, 'find', (async () => {
+    const restore = stubMethod(Object.getPrototypeOf(app.rt.orm.em) as EntityManager, 'find', (async () => {
       await new Promise((r) => setTimeout(r, 800));
       finished = true;
       return [];

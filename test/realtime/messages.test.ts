@@ -27,15 +27,15 @@ describe('real time: messages technicians send', () => {
   let gate: Promise<void> | null = null;
 
   const ok = (msg: string): ActionResult => ({ status: 200, body: { status: true, data: msg } });
-  // Each fake counts offers through rt.orm.em: that only works inside the per-message ORM context.
+  // Each fake reads through a fork of its own, as the real actions do: a message runs in no ORM context.
   const actions: TechnicianActions = {
     respond: async (rt, caller, input) => {
       if (gate) await gate;
-      calls.push({ action: 'respond', callerId: caller.id, input, offersCounted: await rt.orm.em.count(Offer) });
+      calls.push({ action: 'respond', callerId: caller.id, input, offersCounted: await rt.orm.em.fork().count(Offer) });
       return ok('RESPUESTA ACEPTADA, ESPERA POR FAVOR A QUE SE CONFIRME LA ASIGNACIÓN DEL SERVICIO');
     },
     position: async (rt, caller, input) => {
-      calls.push({ action: 'position', callerId: caller.id, input, offersCounted: await rt.orm.em.count(Offer) });
+      calls.push({ action: 'position', callerId: caller.id, input, offersCounted: await rt.orm.em.fork().count(Offer) });
       return { status: 200, body: { status: true, msg: 'POSICIÓN ACTUALIZADA' } };
     },
     progress: async (_rt, caller, input) => {

@@ -36,7 +36,7 @@ export function operatorLogin(rt: Pick<Runtime, 'config' | 'redis' | 'orm'>): Op
     if (unstorable !== null) return { kind: 'unstorable', message: unstorableTextMessage(unstorable) };
     if (!valid(body)) return { kind: 'missing' };
     const { username, password } = body as { username: string; password: string };
-    const operator = await authenticateOperator(rt.orm.em, username, password);
+    const operator = await authenticateOperator(rt.orm.em.fork(), username, password);
     if (!operator) return { kind: 'invalid' };
     const token = await signOperatorToken(operator, rt.config.jwtSecret, rt.config.jwtExpiresIn);
     ctx.cookies.set(OPERATOR_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, overwrite: true });

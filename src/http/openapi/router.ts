@@ -119,7 +119,7 @@ function unauthorizedAsController(auth: Middleware<AppState>): Middleware<AppSta
 export const endpointOf = (path: string): string => (path.startsWith(`${API}/`) ? path.slice(API.length) : path);
 
 function authentication(rt: Runtime, auth: Auth, path: string, gated = true): Middleware<AppState> | null {
-  const em = () => rt.orm.em;
+  const em = () => rt.orm.em.fork();
   const endpoint = endpointOf(path);
   switch (auth) {
     case 'basic':

@@ -56,7 +56,7 @@ export function mountAdmin(app: Koa<AppState>, rt: Runtime, loginRoutes: Route[]
 
   const full = board(rt, false);
   const readOnly = board(rt, true);
-  const guard = operatorAuth(() => rt.orm.em, rt.config.jwtSecret, ADMIN_LOGIN_PATH);
+  const guard = operatorAuth(() => rt.orm.em.fork(), rt.config.jwtSecret, ADMIN_LOGIN_PATH);
   app.use(async (ctx: AppContext, next: Next) => {
     if (ctx.path !== BOARD_PATH && !ctx.path.startsWith(`${BOARD_PATH}/`)) return next();
     return guard(ctx, async () => {

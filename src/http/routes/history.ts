@@ -20,9 +20,9 @@ const historyMessages = fieldMessages({
 
 export function historyRoutes(rt: Runtime): Route[] {
   return [
-    route(queryHistory, async (ctx, input) => historyBody(await query(rt.orm.em, apiUserOf(ctx).id, input, rt.config.localUtcOffset)), {
+    route(queryHistory, async (ctx, input) => historyBody(await query(rt.orm.em.fork(), apiUserOf(ctx).id, input, rt.config.localUtcOffset)), {
       invalid: { message: historyMessages },
     }),
-    route(historyOptions, async () => historyOptionsBody(await options(rt.orm.em))),
+    route(historyOptions, async () => historyOptionsBody(await options(rt.orm.em.fork()))),
   ];
 }

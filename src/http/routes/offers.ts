@@ -13,7 +13,7 @@ import { creationBody, responsesBody } from '../presenters/offers.js';
 export function offerRoutes(rt: Runtime): Route[] {
   return [
     route(createOffer, async (ctx, input) => creationBody(await create(rt, apiUserOf(ctx), input)), { invalid: { message: offerErrorMessage } }),
-    route(getOfferResponses, async (ctx, { uuid }) => responsesBody(await responsesOf(rt.orm.em, apiUserOf(ctx).id, uuid)), {
+    route(getOfferResponses, async (ctx, { uuid }) => responsesBody(await responsesOf(rt.orm.em.fork(), apiUserOf(ctx).id, uuid)), {
       invalid: { message: () => RESPONSES_MESSAGES.missingUuid, extra: { data: [] } },
     }),
     route(

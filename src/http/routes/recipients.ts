@@ -6,5 +6,5 @@ import { route, type Route } from '../openapi/router.js';
 import { recipientsBody } from '../presenters/operators.js';
 
 export function recipientRoutes(rt: Runtime): Route[] {
-  return [route(listRecipients, async (ctx) => recipientsBody(await list(rt.orm.em, ctx.params.uuid)))];
+  return [route(listRecipients, async (ctx) => recipientsBody(await list(rt.orm.em.fork(), ctx.params.uuid)))];
 }

@@ -5,5 +5,5 @@ import { listServiceTypes } from '../openapi/operations.js';
 import { route, type Route } from '../openapi/router.js';
 
 export function typesRoutes(rt: Runtime): Route[] {
-  return [route(listServiceTypes, () => list(rt.orm.em))];
+  return [route(listServiceTypes, () => list(rt.orm.em.fork()))];
 }

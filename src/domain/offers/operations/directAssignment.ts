@@ -40,7 +40,7 @@ export interface DirectAssignmentResult {
 }
 
 export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAssignmentInput): Promise<DirectAssignmentResult> {
-  const em = rt.orm.em;
+  const em = rt.orm.em.fork();
   const draft = draftOffer(input);
   const type = await em.findOne(ServiceType, draft.serviceTypeId);
   if (!type) throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });

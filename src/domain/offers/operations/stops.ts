@@ -47,7 +47,7 @@ function refuseFinished(state: OfferState) {
 
 export async function addStop(rt: Runtime, user: ApiUser, input: StopInput): Promise<{ stops: Stop[] }> {
   // Answer 404/403 before spending a geocoder call; checked again under the lock below.
-  const current = isUuid(input.uuid) ? await rt.orm.em.findOne(Offer, { uuid: input.uuid.toLowerCase(), generator: user.id }) : null;
+  const current = isUuid(input.uuid) ? await rt.orm.em.fork().findOne(Offer, { uuid: input.uuid.toLowerCase(), generator: user.id }) : null;
   if (!current) throw offerNotFound();
   if (FINISHED_STATES.includes(current.state)) throw refuseFinished(current.state);
   const where = await place(rt, input);
