@@ -1,8 +1,10 @@
 /**
  * The Koa application: the edge only. Order: request target → unread body
  * drained → request id → errors → timeout → unknown-route body → version
- * redirects → health and the API documents → ORM request context → operator
- * pages → the customer page → JSON body → the /api/v3 routes.
+ * redirects → health and the API documents → operator pages → the customer
+ * page → JSON body → the /api/v3 routes. No ORM request context: each
+ * middleware and route forks the EntityManager it uses (docs/decisions.md,
+ * issue 12, fourteenth part).
  */
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';

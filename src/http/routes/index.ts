@@ -24,7 +24,7 @@ import { deliveryRoutes } from './deliveries.js';
 import { metricsRoutes } from './metrics.js';
 import { trackingRoutes } from './tracking.js';
 
-/** Served before the ORM request context and body parsing: health, the API documents and the metrics. */
+/** Served before the operator pages and body parsing: health, the API documents and the metrics. */
 export function systemRoutes(rt: Runtime): Route[] {
   return [...healthRoutes(rt), ...docsRoutes(rt), ...metricsRoutes(rt)];
 }
