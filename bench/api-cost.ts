@@ -19,8 +19,14 @@
  * processes of those names: run it on a quiet machine. A scratch database and
  * Redis prefix, removed after.
  *
+ * BENCH_CPU_PROF=1 runs both servers with `node --cpu-prof` (profiles in
+ * bench-profiles/, not in git) and prints their top self-time frames and
+ * self time by package, over their whole run; the profiler's own cost
+ * inflates that run's CPU figures.
+ *
  *   npm run bench:api-cost
  *   BENCH_RATE=300 BENCH_SECONDS=24 BENCH_SEGMENTS=8 npm run bench:api-cost
+ *   BENCH_SECONDS=24 BENCH_CPU_PROF=1 npm run bench:api-cost
  */
 import { Redis } from 'ioredis';
 import { execFileSync, spawn } from 'node:child_process';
@@ -30,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { deleteKeys } from './cleanup.js';
 import { offerTemplate, startFloor } from './floor.js';
 import { offerLoad, type OfferLoad } from './offerLoad.js';
+import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
 
 const RATE = Number(process.env.BENCH_RATE ?? 400);
 /** seconds of fixed-rate load per server in all, and again of closed-loop bursts, split into BENCH_SEGMENTS turns */
@@ -37,6 +44,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 12);
 const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 4);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 
 // ---------------------------------------------------------------- CPU of processes (/proc)
 
@@ -104,7 +112,7 @@ async function portOpen(port: number): Promise<boolean> {
 }
 
 async function startServer(name: string, script: string, env: Record<string, string>, port: number, headers: Record<string, string>): Promise<Server> {
-  const child = spawn(process.execPath, [script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const child = spawn(process.execPath, [...(CPU_PROF ? profileArgs() : []), script], { env: { ...process.env, ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const stop = async () => {
     child.kill('SIGTERM');
@@ -184,6 +192,7 @@ function printTable(api: Tally, floor: Tally): void {
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
+  const startedAt = Date.now();
   const { loadConfig } = await import('../config/index.js');
   const { dropDatabase, ensureDatabase, migrate } = await import('../src/db/database.js');
   const { createRuntime } = await import('../src/main/runtime.js');
@@ -223,6 +232,10 @@ async function main(): Promise<void> {
       printTable(tallies[1], tallies[0]);
     } finally {
       for (const server of servers) await server.stop();
+      if (CPU_PROF) {
+        console.log(`\nprofiles: ${servers.map((s) => `${s.name} pid ${s.pid}`).join(', ')}`);
+        summariseProfiles(PROFILE_DIR, startedAt);
+      }
     }
   } finally {
     await rt.close();

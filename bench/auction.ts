@@ -49,7 +49,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { createWriteStream, readFileSync, readdirSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -58,6 +58,7 @@ import { performance } from 'node:perf_hooks';
 import { deleteKeys } from './cleanup.js';
 import { BOGOTA, offerTemplate, startFloor } from './floor.js';
 import { offerLoad } from './offerLoad.js';
+import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -236,9 +237,8 @@ interface Service {
 }
 
 async function startService(env: Record<string, string>, logFile: string): Promise<Service> {
-  const profileDir = join(process.cwd(), 'bench-profiles');
-  const args = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  if (CPU_PROF) mkdirSync(profileDir, { recursive: true });
+  const profileDir = PROFILE_DIR;
+  const args = CPU_PROF ? profileArgs() : [];
   const log = createWriteStream(logFile);
   const child = spawn(process.execPath, [...args, 'dist/src/main/all.js'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.pipe(log);
@@ -273,68 +273,6 @@ async function startService(env: Record<string, string>, logFile: string): Promi
       return code;
     },
   };
-}
-
-/**
- * Top self-time frames of the .cpuprofile files written since `since`, each
- * with the code that led to it: its nearest callers in our code (dist/) or a
- * library (node_modules/), so that a native frame (a socket write) is tied to
- * who wrote.
- */
-function summariseProfiles(dir: string, since: number, top = 15): void {
-  interface Node {
-    id: number;
-    callFrame: { functionName: string; url: string; lineNumber: number };
-    children?: number[];
-  }
-  interface Profile {
-    nodes: Node[];
-    samples: number[];
-    timeDeltas: number[];
-  }
-  const files = readdirSync(dir)
-    .filter((f) => f.endsWith('.cpuprofile'))
-    .map((f) => join(dir, f))
-    .filter((f) => statSync(f).mtimeMs >= since);
-  const name = (n: Node) => {
-    const url = n.callFrame.url.replace(/^file:\/\/.*?\/(node_modules|dist)\//, '$1/');
-    return `${n.callFrame.functionName || '(anonymous)'} ${url}:${n.callFrame.lineNumber + 1}`;
-  };
-  for (const file of files) {
-    const prof = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-    const byId = new Map(prof.nodes.map((n) => [n.id, n]));
-    const parent = new Map<number, number>();
-    for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-    const ours = (n: Node) => /\/(dist|node_modules)\//.test(n.callFrame.url);
-    const self = new Map<string, number>();
-    const callers = new Map<string, Map<string, number>>();
-    let total = 0;
-    let idle = 0;
-    prof.samples.forEach((id, i) => {
-      const n = byId.get(id)!;
-      const dt = prof.timeDeltas[i] ?? 0;
-      total += dt;
-      if (n.callFrame.functionName === '(idle)') idle += dt;
-      const key = name(n);
-      self.set(key, (self.get(key) ?? 0) + dt);
-      if (!ours(n)) {
-        let p = parent.get(n.id);
-        while (p !== undefined && !ours(byId.get(p)!)) p = parent.get(p);
-        const via = p === undefined ? '(none)' : name(byId.get(p)!);
-        const m = callers.get(key) ?? new Map<string, number>();
-        m.set(via, (m.get(via) ?? 0) + dt);
-        callers.set(key, m);
-      }
-    });
-    if (total === 0) continue;
-    const busy = total - idle;
-    console.log(`\nprofile ${file}: ${f1(total / 1e6)} s sampled, ${f1(busy / 1e6)} s busy; top self time (% of busy)`);
-    for (const [key, us] of [...self].sort((a, b) => b[1] - a[1]).filter(([k]) => !k.startsWith('(idle)')).slice(0, top)) {
-      console.log(`  ${f1((100 * us) / busy).padStart(5)} %  ${key}`);
-      const via = [...(callers.get(key) ?? [])].sort((a, b) => b[1] - a[1]).slice(0, 3);
-      for (const [v, t] of via) if (v !== '(none)') console.log(`           ${f1((100 * t) / busy).padStart(5)} % via ${v}`);
-    }
-  }
 }
 
 // ---------------------------------------------------------------- main
