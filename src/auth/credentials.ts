@@ -4,7 +4,6 @@
  * Koa middleware) and a socket upgrade (src/realtime/auth.ts). Failures are
  * the HttpErrors of the spec's envelopes (system for Basic, key for x-apikey).
  */
-import { wrap, type EntityData } from '@mikro-orm/core';
 import type { CredentialCache } from './cache.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser } from '../db/entities/index.js';
@@ -30,6 +29,13 @@ export const AUTH_MESSAGES = {
   basicUnstorable: 'Las credenciales de acceso contienen caracteres no permitidos.',
   keyUnstorable: 'La clave de acceso contiene caracteres no permitidos.',
 } as const;
+
+/**
+ * Where a lookup reads: an EntityManager, or a function that forks one, called
+ * only when the credentials are not in the cache (a hit forks nothing).
+ */
+export type LookupEm = EntityManager | (() => EntityManager);
+const lookupEm = (em: LookupEm): EntityManager => (typeof em === 'function' ? em() : em);
 
 /** Whether the user's profile enables `endpoint`; null: a route its endpoint list does not gate (chat, D14). */
 export function canUse(user: Pick<ApiUser, 'endpoints'>, endpoint: string | null): boolean {
@@ -58,7 +64,7 @@ export function parseBasic(header: string | undefined): { username: string; pass
  * client gets 429 and a wrong password is counted.
  */
 export async function authenticateBasic(
-  em: EntityManager,
+  em: LookupEm,
   header: string | undefined,
   endpoint: string | null,
   guard?: AuthGuard,
@@ -72,17 +78,14 @@ export async function authenticateBasic(
   }
   const attempt = await guard?.begin('basic', creds.username);
   const pair = `${creds.username}\0${creds.password}`;
-  const cached = cache?.get('basic', pair);
-  let user: ApiUser | null;
-  if (cached) {
-    user = em.merge(ApiUser, cached as EntityData<ApiUser>);
-  } else {
-    user = await em.findOne(ApiUser, { username: creds.username });
+  let user = cache?.get('basic', pair) ?? null;
+  if (!user) {
+    user = await lookupEm(em).findOne(ApiUser, { username: creds.username });
     // Hash even when the user is unknown, so both cases take the same time.
     const digest = sha256Hex(creds.password);
     const ok = safeEqual(digest, user?.passwordSha256 ?? '0'.repeat(64));
     if (!user || !ok) throw new HttpError(401, systemBody(AUTH_MESSAGES.basicInvalid), await attempt?.failed());
-    cache?.set('basic', pair, wrap(user).toPOJO() as Record<string, unknown>);
+    cache?.set('basic', pair, user);
   }
   attempt?.succeeded();
   if (user.status !== 'ACTIVO') throw systemError(403, AUTH_MESSAGES.basicInactive);
@@ -92,7 +95,7 @@ export async function authenticateBasic(
 
 /** The API user an x-apikey header belongs to; throws the spec's 401/403 otherwise (spec 5.2); `guard` as for Basic. */
 export async function authenticateApiKey(
-  em: EntityManager,
+  em: LookupEm,
   key: string | undefined,
   endpoint: string | null,
   guard?: AuthGuard,
@@ -103,14 +106,11 @@ export async function authenticateApiKey(
   if (!isStorableText(key)) throw keyError(400, AUTH_MESSAGES.keyUnstorable);
   if (key.length > IDENTITY_LIMITS.apiKey) throw keyError(401, AUTH_MESSAGES.keyInvalid);
   const attempt = await guard?.begin('key', key);
-  const cached = cache?.get('key', key);
-  let user: ApiUser;
-  if (cached) {
-    user = em.merge(ApiUser, cached as EntityData<ApiUser>);
-  } else {
+  let user = cache?.get('key', key) ?? null;
+  if (!user) {
     let users: ApiUser[];
     try {
-      users = await em.find(ApiUser, { apiKey: key }, { limit: 2 });
+      users = await lookupEm(em).find(ApiUser, { apiKey: key }, { limit: 2 });
     } catch {
       throw keyError(500, AUTH_MESSAGES.keyInternal);
     }
@@ -119,7 +119,7 @@ export async function authenticateApiKey(
       throw new HttpError(401, err.body, await attempt?.failed());
     }
     user = users[0];
-    cache?.set('key', key, wrap(user).toPOJO() as Record<string, unknown>);
+    cache?.set('key', key, user);
   }
   attempt?.succeeded();
   if (user.status !== 'ACTIVO') throw keyError(401, AUTH_MESSAGES.keyInactive);

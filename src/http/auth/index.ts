@@ -22,7 +22,7 @@ type EmProvider = () => EntityManager;
 /** Koa middleware: HTTP Basic for `endpoint` (path without the version prefix; null: not gated by the endpoint list). */
 export function basicAuth(em: EmProvider, endpoint: string | null, cache?: CredentialCache) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    ctx.state.apiUser = await authenticateBasic(em(), ctx.get('authorization') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
+    ctx.state.apiUser = await authenticateBasic(em, ctx.get('authorization') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
     await next();
   };
 }
@@ -30,7 +30,7 @@ export function basicAuth(em: EmProvider, endpoint: string | null, cache?: Crede
 /** Koa middleware: x-apikey for `endpoint`. */
 export function apiKeyAuth(em: EmProvider, endpoint: string, cache?: CredentialCache) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    ctx.state.apiUser = await authenticateApiKey(em(), ctx.get('x-apikey') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
+    ctx.state.apiUser = await authenticateApiKey(em, ctx.get('x-apikey') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
     await next();
   };
 }
@@ -51,7 +51,7 @@ export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: stri
       if (!op) throw controllerError(401, AUTH_MESSAGES.basicInvalid);
       ctx.state.operator = op;
     } else {
-      ctx.state.apiUser = await authenticateBasic(em(), header || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
+      ctx.state.apiUser = await authenticateBasic(em, header || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
     }
     await next();
   };
