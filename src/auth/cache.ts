@@ -65,14 +65,18 @@ export async function publishAuthInvalidation(redis: Redis, prefix: string): Pro
   await redis.publish(authInvalidationChannel(prefix), 'flush');
 }
 
-/** Empties `cache` whenever an invalidation is published; returns the unsubscribe. */
-export async function subscribeAuthInvalidation(redisUrl: string, prefix: string, cache: CredentialCache, log: Logger): Promise<() => Promise<void>> {
+/**
+ * Empties `cache` whenever an invalidation is published; returns the unsubscribe. The subscription is not waited
+ * for: a process started while Redis is away must still start and answer (GET /health 503), so ioredis sends it
+ * once connected, and again after every reconnection.
+ */
+export function subscribeAuthInvalidation(redisUrl: string, prefix: string, cache: CredentialCache, log: Logger): () => Promise<void> {
   const sub = createRedis(redisUrl, { maxRetriesPerRequest: null });
   sub.on('error', (err) => log.warn({ err }, 'auth invalidation subscriber error'));
   sub.on('message', () => cache.clear());
   // A lost subscription could keep a revoked credential up to the TTL only; clear on every reconnection too.
   sub.on('ready', () => cache.clear());
-  await sub.subscribe(authInvalidationChannel(prefix));
+  sub.subscribe(authInvalidationChannel(prefix)).catch((err: unknown) => log.warn({ err }, 'auth invalidation subscription failed'));
   return async () => {
     sub.disconnect();
   };

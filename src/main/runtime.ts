@@ -49,7 +49,7 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
   const geocoder = createGeocoder(cfg, () => orm.em.fork());
   const authCache = new CredentialCache(cfg.authCacheTtlMs);
-  const unsubscribe = cfg.authCacheTtlMs > 0 ? await subscribeAuthInvalidation(cfg.redisUrl, cfg.queuePrefix, authCache, log) : async () => undefined;
+  const unsubscribe = cfg.authCacheTtlMs > 0 ? subscribeAuthInvalidation(cfg.redisUrl, cfg.queuePrefix, authCache, log) : async () => undefined;
   let closed = false;
   const rt: Runtime = {
     config: cfg,
