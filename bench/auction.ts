@@ -232,12 +232,10 @@ async function startReceiver(): Promise<Receiver> {
 interface Service {
   child: ChildProcess;
   port: number;
-  profileDir: string;
   stop(): Promise<number | null>;
 }
 
 async function startService(env: Record<string, string>, logFile: string): Promise<Service> {
-  const profileDir = PROFILE_DIR;
   const args = CPU_PROF ? profileArgs() : [];
   const log = createWriteStream(logFile);
   const child = spawn(process.execPath, [...args, 'dist/src/main/all.js'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -264,7 +262,6 @@ async function startService(env: Record<string, string>, logFile: string): Promi
   return {
     child,
     port,
-    profileDir,
     async stop() {
       child.kill('SIGTERM');
       const timer = setTimeout(() => child.kill('SIGKILL'), 45_000);
@@ -634,7 +631,7 @@ async function main(): Promise<void> {
     if (service) {
       const code = await service.stop();
       if (code !== 0) console.log(`the service exited with ${code}`);
-      if (CPU_PROF) summariseProfiles(service.profileDir, startedAt);
+      if (CPU_PROF) summariseProfiles(PROFILE_DIR, startedAt);
     }
     await receiver.close();
     await rt.close();

@@ -48,7 +48,8 @@ export function offerTemplate(): Record<string, unknown> {
 export async function startFloor(dbUrl: string, redisUrl: string, prefix: string, port = 0): Promise<{ port: number; close(): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: dbUrl, max: 10 });
   await pool.query(`create table if not exists floor_offer (uuid uuid primary key, body jsonb not null)`);
-  const queue = new Queue('floor-evaluation', { connection: new Redis(redisUrl, { maxRetriesPerRequest: null }), prefix });
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const queue = new Queue('floor-evaluation', { connection, prefix });
   const app = new Koa();
   app.use(bodyParser());
   app.use(async (ctx) => {
@@ -65,6 +66,7 @@ export async function startFloor(dbUrl: string, redisUrl: string, prefix: string
       await new Promise<void>((r) => server.close(() => r()));
       await queue.obliterate({ force: true }).catch(() => undefined);
       await queue.close();
+      connection.disconnect(); // a connection given to BullMQ is the giver's to close
       await pool.end();
     },
   };
