@@ -25,10 +25,12 @@ export type CreateOutcome =
 
 export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferInput): Promise<CreateOutcome> {
   const draft = draftOffer(input);
-  const em = rt.orm.em.fork();
   // A repeated uuid is answered before any address is geocoded (a geocoder call may cost money);
-  // without addresses the insert alone decides, saving this lookup on the hot path.
-  if (needsGeocoding(draft) && (await em.count(Offer, { uuid: draft.uuid })) > 0) return answerDuplicate(rt, em, generator, draft);
+  // without addresses the insert alone decides, saving this lookup (and its EntityManager) on the hot path.
+  if (needsGeocoding(draft)) {
+    const em = rt.orm.em.fork();
+    if ((await em.count(Offer, { uuid: draft.uuid })) > 0) return answerDuplicate(rt, em, generator, draft);
+  }
   const prepared = await prepareOffer(rt, generator, draft);
   const created = prepared.createdAt.getTime();
   const offer = {
@@ -39,7 +41,7 @@ export async function createOffer(rt: Runtime, generator: ApiUser, input: OfferI
   const writes = offerWrites(rt);
   const inserted = await writes.inserts.submit({ offer, creation: { by: 'oferta', actor: `api-user:${generator.username}` } });
   if (inserted === 'unknown-type') throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
-  if (inserted === 'uuid-exists') return answerDuplicate(rt, em, generator, draft);
+  if (inserted === 'uuid-exists') return answerDuplicate(rt, rt.orm.em.fork(), generator, draft);
   await afterCommit(rt, 'schedule offer jobs', { uuid: offer.uuid }, () => writes.schedules.submit(offer));
   if (draft.socketId) await subscribeSocket(rt, { uuid: offer.uuid, generatorId: generator.id }, draft.socketId);
   return { kind: 'created', uuid: offer.uuid };
