@@ -29,11 +29,11 @@
  *   BENCH_SECONDS=24 BENCH_CPU_PROF=1 npm run bench:api-cost
  */
 import { Redis } from 'ioredis';
-import { execFileSync, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { deleteKeys } from './cleanup.js';
+import { cpuByPid, cpuMs, spentSince } from './cpu.js';
 import { offerTemplate, startFloor } from './floor.js';
 import { offerLoad, type OfferLoad } from './offerLoad.js';
 import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
@@ -45,39 +45,6 @@ const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 4);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
-
-// ---------------------------------------------------------------- CPU of processes (/proc)
-
-/** user and system CPU milliseconds of a process (0 once it is gone) */
-function cpuMs(pid: number): { user: number; system: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { user: Number(fields[11]) * 10, system: Number(fields[12]) * 10 }; // USER_HZ = 100
-  } catch {
-    return { user: 0, system: 0 };
-  }
-}
-
-const pidsOf = (name: string): number[] => {
-  try {
-    return execFileSync('pgrep', ['-x', name]).toString().trim().split('\n').filter(Boolean).map(Number);
-  } catch {
-    return []; // none running
-  }
-};
-
-/** CPU ms of every process named `name`, per pid */
-const cpuByPid = (name: string): Map<number, number> =>
-  new Map(
-    pidsOf(name).map((pid) => {
-      const { user, system } = cpuMs(pid);
-      return [pid, user + system];
-    }),
-  );
-/** What those processes spent in between: one started meanwhile counts whole; one that ended is not seen (pooled connections: neither happens within a run). */
-const spentSince = (before: Map<number, number>, after: Map<number, number>): number =>
-  [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 
 // ---------------------------------------------------------------- servers
 

@@ -22,6 +22,9 @@
  *    end, after which the distribution backlog is under a second's worth,
  *    and whose first 5 s's windows (unanswered, SIN_RESPUESTA) closed with
  *    deadline → window closed p99 ≤ 50 ms; that lateness at that rate;
+ *    and where the CPU went in each step's last 5 s, while it created,
+ *    distributed and closed at its rate: the cores busy, and the ms per
+ *    offer of each process of the service, PostgreSQL, Redis and the bench;
  * 4. the pipeline: BENCH_PIPELINE_OFFERS=500 offers posted over 3 s (their
  *    windows close within 3 s), each distributed to the 50 technicians and
  *    answered by the central (PUT /aceptacion); lateness deadline → selection
@@ -38,9 +41,10 @@
  * bench-profiles/, not in git) and prints its top self-time frames.
  * BENCH_PAUSE_DISTRIBUTION=1 pauses the distribution queue during the burst
  * (a diagnostic: the API's own ceiling, without the workers' CPU).
- * BENCH_PG_STATS=1 prints, per window, the statements PostgreSQL ran while
- * the pipeline's windows closed (pg_stat_statements, which must be in
- * shared_preload_libraries; the bench creates the extension in its database).
+ * BENCH_PG_STATS=1 prints the statements PostgreSQL ran per offer in each
+ * step's last 5 s, and per window while the pipeline's windows closed
+ * (pg_stat_statements, which must be in shared_preload_libraries; the bench
+ * creates the extension in its database).
  *
  *   npm run bench:auction
  *   BENCH_SECONDS=5 BENCH_PIPELINE_OFFERS=200 BENCH_CPU_PROF=1 npm run bench:auction
@@ -49,13 +53,14 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { createWriteStream, readFileSync, readdirSync } from 'node:fs';
+import { createWriteStream, readFileSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { deleteKeys } from './cleanup.js';
+import { cpuByPid, spentSince, treeCpuSeconds, treeProcesses } from './cpu.js';
 import { BOGOTA, offerTemplate, startFloor } from './floor.js';
 import { offerLoad } from './offerLoad.js';
 import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
@@ -112,74 +117,54 @@ async function until(check: () => Promise<boolean>, maxMs: number): Promise<bool
   return false;
 }
 
-/** A process and each descendant, with its command line, resident memory (MB) and CPU seconds so far, from /proc (Linux). */
-function treeProcesses(root: number): Array<{ pid: number; name: string; mb: number; cpuS: number }> {
-  const parents = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const raw = readFileSync(`/proc/${name}/stat`, 'utf8');
-      parents.set(Number(name), Number(raw.slice(raw.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  const out: Array<{ pid: number; name: string; mb: number; cpuS: number }> = [];
-  const todo = [root];
-  while (todo.length) {
-    const pid = todo.pop()!;
-    try {
-      const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const cpuS = (Number(fields[11]) + Number(fields[12])) / 100; // USER_HZ
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-      // the entry point: the last .js argument (npm start's children preload src/main/stopSignals.js first)
-      const script = cmd.filter((c) => c.endsWith('.js')).pop() ?? cmd[0] ?? '?';
-      // a worker's role: the queues `npm start` gave it (WORKER_QUEUES in its environment)
-      const queues = /(?:^|\0)WORKER_QUEUES=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, 'utf8'))?.[1];
-      const role = queues ? (queues.includes('offer-evaluation') ? ' (time-critical)' : ' (background)') : '';
-      out.push({ pid, name: script.replace(/^.*dist\//, '') + role, mb: kb / 1024, cpuS });
-    } catch {
-      // gone
-    }
-    for (const [child, ppid] of parents) if (ppid === pid) todo.push(child);
-  }
-  return out;
-}
-
 /** Resident memory (MB) of a process and each descendant. */
 function treeRss(root: number): Array<{ pid: number; name: string; mb: number }> {
   return treeProcesses(root).map(({ pid, name, mb }) => ({ pid, name, mb }));
 }
 
+/** CPU so far (ms) of each process of the service under `root` (summed by name and role), of PostgreSQL's and Redis's processes, and of this bench. */
+interface CpuSnapshot {
+  service: Map<string, number>;
+  postgres: Map<number, number>;
+  redis: Map<number, number>;
+  bench: number;
+}
+
+function cpuSnapshot(root: number): CpuSnapshot {
+  const service = new Map<string, number>();
+  for (const p of treeProcesses(root)) service.set(p.name, (service.get(p.name) ?? 0) + p.cpuS * 1000);
+  const own = process.cpuUsage();
+  return { service, postgres: cpuByPid('postgres'), redis: cpuByPid('redis-server'), bench: (own.user + own.system) / 1000 };
+}
+
+/** What each part spent (ms) between two snapshots: the service's processes, then PostgreSQL, Redis and the bench. */
+function cpuSpent(a: CpuSnapshot, b: CpuSnapshot): Array<[string, number]> {
+  return [
+    ...[...b.service].map(([name, ms]): [string, number] => [name, ms - (a.service.get(name) ?? 0)]),
+    ['PostgreSQL', spentSince(a.postgres, b.postgres)],
+    ['Redis', spentSince(a.redis, b.redis)],
+    ['the bench (load, receivers)', b.bench - a.bench],
+  ];
+}
+
+/** A statement as pg_stat_statements counts it: calls, total execution time (ms), text. */
+interface PgStatement {
+  calls: string;
+  ms: number;
+  query: string;
+}
+
+/** Short names of the service's processes in the CPU table. */
+const PART_LABELS: Record<string, string> = {
+  'src/main/web.js': 'API',
+  'src/main/all.js': 'supervisor',
+  'workers/main.js (time-critical)': 'time-critical worker',
+  'workers/main.js (background)': 'background worker',
+};
+
 /** CPU seconds of the time-critical worker (evaluation and the 6.1) under `root`. */
 function timeCriticalCpuSeconds(root: number): number {
   return treeProcesses(root).find((p) => p.name.endsWith('(time-critical)'))?.cpuS ?? NaN;
-}
-
-/** CPU seconds (user + system) of a process and all its descendants, from /proc (Linux). */
-function treeCpuSeconds(root: number): number {
-  const tick = 100; // USER_HZ on Linux
-  const stats = new Map<number, { ppid: number; cpu: number }>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const raw = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = raw.slice(raw.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(name), { ppid: Number(fields[1]), cpu: (Number(fields[11]) + Number(fields[12])) / tick });
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  let total = 0;
-  const todo = [root];
-  while (todo.length) {
-    const pid = todo.pop()!;
-    total += stats.get(pid)?.cpu ?? 0;
-    for (const [child, s] of stats) if (s.ppid === pid) todo.push(child);
-  }
-  return total;
 }
 
 // ---------------------------------------------------------------- the receiver (central pushes, generator notifications)
@@ -298,6 +283,14 @@ async function main(): Promise<void> {
     await migrate(rt.orm);
     const em = rt.orm.em.fork();
     const sql = <R extends object>(q: string, params: unknown[] = []) => rt.orm.em.fork().getConnection().execute<R[]>(q, params);
+    /** the statements run in this database since the last reset, the costliest first */
+    const pgStatements = () =>
+      sql<PgStatement>(
+        `select calls, total_exec_time as ms, regexp_replace(query, '\\s+', ' ', 'g') as query from pg_stat_statements
+          where dbid = (select oid from pg_database where datname = current_database()) order by total_exec_time desc limit 30`,
+      );
+    const resetPgStatements = () => sql(`select pg_stat_statements_reset()`);
+    if (PG_STATS) await sql(`create extension if not exists pg_stat_statements`);
     const receiverUrl = `http://127.0.0.1:${receiver.port}`;
 
     // the world: a generator, one central covering Bogotá with 50 technicians near the origin
@@ -418,6 +411,10 @@ async function main(): Promise<void> {
       uuids: string[];
       /** the offers of its first STEADY_S seconds: their windows closed while the step ran */
       steady: string[];
+      /** CPU (ms) over its last STEADY_S seconds, while it created, distributed and closed at its rate; and how long that was (s) */
+      cpu?: { parts: Array<[string, number]>; seconds: number };
+      /** with BENCH_PG_STATS=1: the statements of those seconds */
+      statements?: PgStatement[];
       late?: number[];
     }> = [];
     for (const rate of RATES) {
@@ -427,13 +424,20 @@ async function main(): Promise<void> {
       const t0 = performance.now();
       const sent: Array<Promise<number | string>> = [];
       const stepUuids: string[] = [];
+      let steady: { cpu: CpuSnapshot; at: number } | undefined;
       for (let i = 0; i < rate * STEP_S; i++) {
         const wait = t0 + (i * 1000) / rate - performance.now();
         if (wait > 0) await sleep(wait);
+        if (!steady && i >= rate * (STEP_S - STEADY_S)) {
+          if (PG_STATS) await resetPgStatements();
+          steady = { cpu: cpuSnapshot(pid), at: performance.now() };
+        }
         const uuid = randomUUID();
         stepUuids.push(uuid);
         sent.push(post('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid }));
       }
+      const cpu = steady && { parts: cpuSpent(steady.cpu, cpuSnapshot(pid)), seconds: (performance.now() - steady.at) / 1000 };
+      const statements = steady && PG_STATS ? await pgStatements() : undefined;
       const codes = await Promise.all(sent);
       // the API kept the rate: every request answered within a second of the step's end
       const answeredS = (performance.now() - t0) / 1000;
@@ -443,7 +447,7 @@ async function main(): Promise<void> {
       for (const c of codes) if (c !== 200) notOk[c] = (notOk[c] ?? 0) + 1;
       const refused = codes.filter((c) => c !== 200).length;
       const keptUp = left <= rate && !refused && answeredS <= STEP_S + 1;
-      steps.push({ rate, backlog: left, refused, codes: notOk, keptUp, answeredS, uuids: stepUuids, steady: stepUuids.slice(0, rate * STEADY_S) });
+      steps.push({ rate, backlog: left, refused, codes: notOk, keptUp, answeredS, uuids: stepUuids, steady: stepUuids.slice(0, rate * STEADY_S), cpu, statements });
       if (!keptUp) break;
       await until(async () => (await backlog()) === 0, 30_000);
     }
@@ -514,7 +518,7 @@ async function main(): Promise<void> {
     const firstDeadline = (await sql<{ d: Date }>(`select min(deadline_at) as d from offer where uuid = any(?::uuid[])`, [`{${uuids.join(',')}}`]))[0].d;
     await sleep(Math.max(0, new Date(firstDeadline).getTime() - Date.now()));
     const backlogAtDeadline = await backlog();
-    if (PG_STATS) await sql(`create extension if not exists pg_stat_statements`).then(() => sql(`select pg_stat_statements_reset()`));
+    if (PG_STATS) await resetPgStatements();
     const closingCpu0 = { service: treeCpuSeconds(pid), critical: timeCriticalCpuSeconds(pid) };
     const settled = await until(
       async () =>
@@ -527,12 +531,7 @@ async function main(): Promise<void> {
       service: ((treeCpuSeconds(pid) - closingCpu0.service) * 1000) / PIPELINE_OFFERS,
       critical: ((timeCriticalCpuSeconds(pid) - closingCpu0.critical) * 1000) / PIPELINE_OFFERS,
     };
-    const pgStats = PG_STATS
-      ? await sql<{ calls: string; ms: number; query: string }>(
-          `select calls, total_exec_time as ms, regexp_replace(query, '\\s+', ' ', 'g') as query from pg_stat_statements
-            where dbid = (select oid from pg_database where datname = current_database()) order by calls desc limit 30`,
-        )
-      : [];
+    const pgStats = PG_STATS ? await pgStatements() : [];
     agent.destroy();
     stepAgent.destroy();
     const rows = await sql<{ uuid: string; deadline: Date; selected: Date | null; to_state: string | null; claimed: Date | null }>(
@@ -612,9 +611,30 @@ async function main(): Promise<void> {
     row('pipeline: selection → 6.1 claimed / claimed → received p50 / p99 (ms)', `${f0(pct(claimLate, 50))} / ${f0(pct(claimLate, 99))}, ${f0(pct(sendLate, 50))} / ${f0(pct(sendLate, 99))}`, '—', '');
     row('pipeline: CPU per window closed and notified, time-critical worker / whole service (ms)', `${f2(closingCpuMs.critical)} / ${f2(closingCpuMs.service)}`, '—', '');
     row('pipeline: outcomes', JSON.stringify(outcomes), '—', '');
+    const measured = steps.filter((x) => x.cpu);
+    if (measured.length) {
+      console.log(
+        `\nwhere the CPU went in each step's last ${STEADY_S} s (creating, distributing and closing at its rate): cores busy of ${availableParallelism()}, then ms per offer`,
+      );
+      for (const { rate, cpu } of measured) {
+        const { parts, seconds } = cpu!;
+        const offers = rate * seconds;
+        const all = parts.reduce((sum, [, ms]) => sum + ms, 0);
+        const each = parts.map(([name, ms]) => `${PART_LABELS[name] ?? name} ${f2(ms / offers)}`).join(', ');
+        console.log(`  ${String(rate).padStart(5)}/s  ${f2(all / 1000 / seconds)} cores  all ${f2(all / offers)} = ${each}`);
+      }
+    }
+    const printStatements = (list: PgStatement[], per: number) => {
+      for (const st of list) console.log(`${(Number(st.calls) / per).toFixed(2).padStart(6)} ${(st.ms / per).toFixed(3).padStart(7)}  ${st.query.slice(0, 150)}`);
+    };
+    for (const { rate, cpu, statements } of measured) {
+      if (!statements) continue;
+      console.log(`\nstatements in the last ${STEADY_S} s of the ${rate}/s step, per offer: calls / ms of PostgreSQL time, query`);
+      printStatements(statements, rate * cpu!.seconds);
+    }
     if (pgStats.length) {
       console.log('\nstatements while the pipeline closed, per window: calls / ms of PostgreSQL time, query');
-      for (const st of pgStats) console.log(`${(Number(st.calls) / PIPELINE_OFFERS).toFixed(2).padStart(6)} ${(st.ms / PIPELINE_OFFERS).toFixed(3).padStart(7)}  ${st.query.slice(0, 150)}`);
+      printStatements(pgStats, PIPELINE_OFFERS);
     }
     if (refused || !settled) console.log(`(pipeline: ${refused} requests refused; ${settled ? 'all settled' : 'NOT all settled within the bound'})`);
     if (soak.length === 3) {
