@@ -72,7 +72,8 @@ export type ClosedWindow =
     }
   | { kind: 'no-response'; uuid: string; ref: OfferRef; deadlineAt: Date | null; expiresAt: Date | null };
 
-const WINDOW_COLUMNS = `o.uuid, o.state, o.deadline_at as "deadlineAt", o.expires_at as "expiresAt", o.motivo,
+/** An offer as a batch of windows (or of expiries, expiry.ts) reads it, with its generator for the notices and the 6.1. */
+export const WINDOW_COLUMNS = `o.uuid, o.state, o.deadline_at as "deadlineAt", o.expires_at as "expiresAt", o.motivo,
   o.codigo_servicio as "codigoServicio",
   json_build_object('id', g.id, 'urlApi', g.url_api, 'apiEndpoint', g.api_endpoint) as generator,
   json_build_object('apiKey', g.api_key, 'secret', g.webhook_secret) as "generatorKeys"`;

@@ -21,14 +21,16 @@ import { afterCommit, onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvents, type OfferEventOf } from '../lifecycle/events.js';
 import { selectionLateness } from '../../../metrics/metrics.js';
 import { selectionEvents } from './selection.js';
-import { lockOffer, transition } from '../lifecycle/stateMachine.js';
 import { scheduleExpiry } from '../create/schedule.js';
 import { closeWindows, lockDueWindows, type ClosedWindow } from './closing.js';
+import { expireLocked, lockExpired } from './expiry.js';
 import { offerStateAndUnfinished } from '../../../webhooks/deliveries.js';
 
 const ACTOR = 'system:evaluation';
 /** the most windows one evaluation closes in one transaction */
 export const CLOSE_BATCH = 100;
+/** the most offers one expiry job expires in one transaction */
+export const EXPIRE_BATCH = 100;
 
 /** ABIERTA → ACEPTADA with the best response, or → SIN_RESPUESTA without any. Returns what happened to `uuid`. */
 export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selected' | 'no-response' | 'nothing'> {
@@ -103,15 +105,23 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
   return mine?.kind ?? 'nothing';
 }
 
-/** SIN_RESPUESTA → EXPIRADA; anything else stays as it is. */
+/**
+ * SIN_RESPUESTA → EXPIRADA; anything else stays as it is. Also expires every
+ * other unanswered offer past its expiry that nobody holds (up to
+ * EXPIRE_BATCH, expiry.ts) and withdraws their jobs, as the evaluation does
+ * for windows. Returns whether `uuid` expired.
+ */
 export async function expireOffer(rt: Runtime, uuid: string): Promise<boolean> {
-  const outcome = await rt.orm.em.fork().transactional(async (em) => {
-    const offer = await lockOffer(em, uuid);
-    if (!offer || offer.state !== 'SIN_RESPUESTA') return null;
-    await transition(em, offer, { to: 'EXPIRADA', by: 'expiracion', actor: 'system:expiry' });
-    return true;
+  const expired = await rt.orm.em.fork().transactional(async (em) => {
+    const offers = await lockExpired(em, uuid, EXPIRE_BATCH - 1, new Date());
+    await expireLocked(em, offers, 'system:expiry');
+    return offers.map((o) => o.uuid);
   });
-  if (!outcome) {
+  const others = expired.filter((u) => u !== uuid).map((offerUuid) => ({ offerUuid }));
+  if (others.length) {
+    await afterCommit(rt, "withdraw expired offers' jobs", { count: others.length }, () => rt.queues.withdraw('offer-evaluation', 'expire', others));
+  }
+  if (!expired.includes(uuid)) {
     await resumeAcceptance(rt, uuid);
     return false;
   }
