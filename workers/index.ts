@@ -12,13 +12,18 @@
  * Webhook-dispatch (the 6.1 acceptance send) keeps a high concurrency (an
  * HTTP wait each); the process that runs it also sends the 6.1 of the
  * selections it commits itself, without the queue's hop
- * (rt.acceptanceSends). Evaluation runs 4 jobs at once: each closes every
- * window already due (src/domain/offers/selection/evaluation.ts), so when
- * many close together the jobs queue briefly and the next one closes a larger
- * batch, instead of 50 small transactions competing for the CPU and the pool
- * (measured: deadline → 6.1 request p50 ~500 → ~100 ms for 500 windows
- * closing within 3 s). `npm start` runs these two queues in their own
- * process (src/main/all.ts).
+ * (rt.acceptanceSends). Evaluation runs one job at a time: each closes
+ * every window already due, and an expiry every offer already expired
+ * (src/domain/offers/selection/evaluation.ts), so when many are due together
+ * the jobs queue briefly and the next one takes a larger batch and withdraws
+ * the jobs of the rest, instead of small transactions competing for the CPU
+ * and the pool (measured: deadline → 6.1 request p50 ~500 → ~100 ms for 500
+ * windows closing within 3 s with 4 instead of 50; one instead of 4 cut the
+ * time-critical worker's CPU per offer by a quarter at the sustained rate,
+ * docs/decisions.md, "Auction under load", fifteenth part). A job waiting for
+ * its own offer's lock (a response being written) holds the next closings
+ * that long. `npm start` runs these two queues in their own process
+ * (src/main/all.ts).
  */
 import { Worker, type Job } from 'bullmq';
 import { JOB_NAMES, QUEUE_NAMES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';
@@ -44,8 +49,8 @@ export interface WorkerGroup {
 export const DEFAULT_CONCURRENCY: Readonly<Record<QueueName, number>> = {
   /** bounded: a backlog drains at this many offers at once, the rest of the pool stays free */
   'offer-distribution': 4,
-  /** few at once: each closes a batch of due windows (see above) */
-  'offer-evaluation': 4,
+  /** one at a time: each closes a batch of due windows or expires a batch of offers (see above) */
+  'offer-evaluation': 1,
   'webhook-dispatch': 50,
   /** bounded likewise (was 50): notifications (D12) are not time-critical, mostly HTTP waits */
   'state-notification': 10,
