@@ -61,8 +61,7 @@ const EXPIRE = prepared(`with moved as (
 export async function expireLocked(em: EntityManager, offers: readonly DueWindow[], actor: string): Promise<void> {
   requireCommitSteps(em);
   if (!offers.length) return;
-  const at = new Date();
-  const fecha = at.toISOString();
+  const fecha = new Date().toISOString();
   const deliveries: Parameters<typeof insertDeliveries>[1] = [];
   for (const o of offers) {
     if (!canMove(o.state, 'EXPIRADA', 'expiracion')) throw refusedMove(o.state, 'expiracion', 'EXPIRADA');
