@@ -20,7 +20,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../../config/index.js';
-import { prepared, readDate, sql } from '../../../db/sql.js';
+import { prepared, readDate, sql, type Prepared } from '../../../db/sql.js';
 import { auditActor } from '../../../limits.js';
 import { selectionNovelties, stateNotices, type NoticeReceiver } from '../../notifications/plan.js';
 import { claimedAtWrite, deliveryRow, insertDeliveries, type ClaimedDelivery } from '../../../webhooks/deliveries.js';
@@ -78,15 +78,34 @@ export const WINDOW_COLUMNS = `o.uuid, o.state, o.deadline_at as "deadlineAt", o
   json_build_object('id', g.id, 'urlApi', g.url_api, 'apiEndpoint', g.api_endpoint) as generator,
   json_build_object('apiKey', g.api_key, 'secret', g.webhook_secret) as "generatorKeys"`;
 
-/** The own window locked first (waiting), then others due that nobody holds. */
-const LOCK_DUE = prepared(`with own as (
+/**
+ * A locking read of a batch (of due windows here, of expired offers in expiry.ts): the job's own offer locked first,
+ * waited for, then up to $3 others that match `others` and that nobody holds (SKIP LOCKED), in `order`; $2 is now.
+ */
+export function lockingBatch(others: string, order: string): Prepared {
+  return prepared(`with own as (
        select ${WINDOW_COLUMNS}, true as own from offer o join api_user g on g.id = o.generator_id where o.uuid = $1 for update of o
      ), others as (
        select ${WINDOW_COLUMNS}, false as own from offer o join api_user g on g.id = o.generator_id
-        where o.state = 'ABIERTA' and o.deadline_at <= $2 and o.uuid <> $1
-        order by o.deadline_at limit $3 for update of o skip locked
+        where ${others} and o.uuid <> $1
+        order by ${order} limit $3 for update of o skip locked
      )
      select * from own union all select * from others`);
+}
+
+/** Runs a `lockingBatch` statement: the rows in its order (the own first, `own` true), their times read as dates. */
+export async function lockBatch(em: EntityManager, statement: Prepared, ownUuid: string, limit: number, now: Date): Promise<Array<DueWindow & { own: boolean }>> {
+  // One statement: the own row is locked first (the outer query reads `own` before `others`), then the others.
+  const rows = await sql<DueWindow & { own: boolean }>(em, statement, [ownUuid, now.toISOString(), limit]);
+  for (const w of rows) {
+    w.deadlineAt = readDate(em, w.deadlineAt);
+    w.expiresAt = readDate(em, w.expiresAt);
+  }
+  return rows;
+}
+
+/** The own window, then others due. */
+const LOCK_DUE = lockingBatch(`o.state = 'ABIERTA' and o.deadline_at <= $2`, 'o.deadline_at');
 
 /**
  * Locks the job's own offer (waiting for it: a response being written holds
@@ -95,18 +114,8 @@ const LOCK_DUE = prepared(`with own as (
  * ABIERTA ones, the own first.
  */
 export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: number, now: Date): Promise<DueWindow[]> {
-  // One statement: the own row is locked first (the outer query reads `own` before `others`), then the others.
-  const rows = await sql<DueWindow & { own: boolean }>(
-    em,
-    LOCK_DUE,
-    [ownUuid, now.toISOString(), limit],
-  );
-  const windows: DueWindow[] = rows.filter((w) => !w.own || w.state === 'ABIERTA').map(({ own: _own, ...w }) => w);
-  for (const w of windows) {
-    w.deadlineAt = readDate(em, w.deadlineAt);
-    w.expiresAt = readDate(em, w.expiresAt);
-  }
-  return windows;
+  const rows = await lockBatch(em, LOCK_DUE, ownUuid, limit, now);
+  return rows.filter((w) => !w.own || w.state === 'ABIERTA').map(({ own: _own, ...w }) => w);
 }
 
 /** The windows' responses with their centrals and technicians. */

@@ -22,17 +22,10 @@ import { stateNotices } from '../../notifications/plan.js';
 import { deliveryRow, insertDeliveries } from '../../../webhooks/deliveries.js';
 import { announceOnCommit, requireCommitSteps } from '../lifecycle/announce.js';
 import { canMove, refusedMove, type TransitionResult } from '../lifecycle/stateMachine.js';
-import { WINDOW_COLUMNS, type DueWindow } from './closing.js';
+import { lockBatch, lockingBatch, type DueWindow } from './closing.js';
 
-/** The own offer locked first (waiting), then others past their expiry that nobody holds, oldest first. */
-const LOCK_EXPIRED = prepared(`with own as (
-       select ${WINDOW_COLUMNS}, true as own from offer o join api_user g on g.id = o.generator_id where o.uuid = $1 for update of o
-     ), others as (
-       select ${WINDOW_COLUMNS}, false as own from offer o join api_user g on g.id = o.generator_id
-        where o.state = 'SIN_RESPUESTA' and o.expires_at <= $2 and o.uuid <> $1
-        order by o.expires_at limit $3 for update of o skip locked
-     )
-     select * from own union all select * from others`);
+/** The own offer, then others past their expiry, oldest first. */
+const LOCK_EXPIRED = lockingBatch(`o.state = 'SIN_RESPUESTA' and o.expires_at <= $2`, 'o.expires_at');
 
 /**
  * Locks the job's own offer (waiting for it) and up to `limit` other
@@ -41,7 +34,7 @@ const LOCK_EXPIRED = prepared(`with own as (
  * whatever its expiry, as the job for it was due.
  */
 export async function lockExpired(em: EntityManager, ownUuid: string, limit: number, now: Date): Promise<DueWindow[]> {
-  const rows = await sql<DueWindow & { own: boolean }>(em, LOCK_EXPIRED, [ownUuid, now.toISOString(), limit]);
+  const rows = await lockBatch(em, LOCK_EXPIRED, ownUuid, limit, now);
   return rows.filter((w) => w.state === 'SIN_RESPUESTA').map(({ own: _own, ...w }) => w);
 }
 
