@@ -639,11 +639,11 @@ async function main(): Promise<void> {
     };
     for (const { rate, cpu, statements } of measured) {
       if (!statements) continue;
-      console.log(`\nstatements in the last ${STEADY_S} s of the ${rate}/s step, per offer: calls / ms of PostgreSQL time, query`);
+      console.log(`\nstatements in the last ${STEADY_S} s of the ${rate}/s step, per offer: calls / ms of PostgreSQL time (waits for locks included), query`);
       printStatements(statements, rate * cpu!.seconds);
     }
     if (pgStats.length) {
-      console.log('\nstatements while the pipeline closed, per window: calls / ms of PostgreSQL time, query');
+      console.log('\nstatements while the pipeline closed, per window: calls / ms of PostgreSQL time (waits for locks included), query');
       printStatements(pgStats, PIPELINE_OFFERS);
     }
     if (refused || !settled) console.log(`(pipeline: ${refused} requests refused; ${settled ? 'all settled' : 'NOT all settled within the bound'})`);
