@@ -5,26 +5,30 @@
  *
  * 1. the floor: Koa + koa-bodyparser + one INSERT of the offer (uuid key,
  *    jsonb body) through a pg Pool of 10 + one BullMQ `add` delayed 30 s with
- *    jobId = uuid, in this process;
- * 2. the service as `npm start` runs it (`node dist/src/main/all.js`, its own
+ *    jobId = uuid, in this process, under a burst of POST /oferta (1 KB
+ *    offers, BENCH_CONNECTIONS=50 connections, BENCH_SECONDS=15 s);
+ * 2. the pipeline floor (bench/pipeline-floor.ts): the least a pipeline of
+ *    the design card's parts does per offer (stored, distributed to the
+ *    covering central and its technicians, closed at its deadline), in three
+ *    processes, under the same burst and then the same steps as the service
+ *    (3b), so that the service's figures are also read against it;
+ * 3. the service as `npm start` runs it (`node dist/src/main/all.js`, its own
  *    process or processes), one central with 50 technicians covering the
  *    origin, a local receiver for the central's pushes and the generator's
- *    acceptance notifications (6.1);
- * 3. a burst of POST /oferta (1 KB offers, BENCH_CONNECTIONS=50 connections,
- *    BENCH_SECONDS=15 s) on each: throughput, p50/p99 and ratios; then the
- *    burst's distribution backlog drains (how many of its offers were
- *    distributed before their window closed), the service's CPU seconds
- *    after the load stopped, and in an idle window;
- * 3b. the sustained rate: offers posted at BENCH_RATES per second in turn,
- *    each for the window plus 5 s (so the first 5 s's windows close while
- *    the step still posts at its rate), up to the first step not kept up;
- *    the highest whose requests were all answered 200 within a second of its
- *    end, after which the distribution backlog is under a second's worth,
- *    and whose first 5 s's windows (unanswered, SIN_RESPUESTA) closed with
- *    deadline → window closed p99 ≤ 50 ms; that lateness at that rate
- *    (unanswered offers expire BENCH_MAX_OPEN_MS after creation, by default
- *    a second after their window, so that expiries come at the rate windows
- *    close, as they do 15 min later in production);
+ *    acceptance notifications (6.1), under the same burst: throughput,
+ *    p50/p99 and ratios; then the burst's distribution backlog drains (how
+ *    many of its offers were distributed before their window closed), the
+ *    service's CPU seconds after the load stopped, and in an idle window;
+ * 3b. the sustained rate (bench/sustained.ts): offers posted at BENCH_RATES
+ *    per second in turn, each for the window plus 5 s (so the first 5 s's
+ *    windows close while the step still posts at its rate), up to the first
+ *    step not kept up; the highest whose requests were all answered 200
+ *    within a second of its end, after which the distribution backlog is
+ *    under a second's worth, and whose first 5 s's windows (unanswered,
+ *    SIN_RESPUESTA) closed with deadline → window closed p99 ≤ 50 ms; that
+ *    lateness at that rate (unanswered offers expire BENCH_MAX_OPEN_MS after
+ *    creation, by default a second after their window, so that expiries come
+ *    at the rate windows close, as they do 15 min later in production);
  *    and where the CPU went in each step's last 5 s, while it created,
  *    distributed and closed at its rate: the cores busy, and the ms per
  *    offer of each process of the service, PostgreSQL, Redis and the bench;
@@ -40,6 +44,7 @@
  *    rate; the resident memory of every process of the service at 10 s,
  *    half-way and once drained (BENCH_SOAK_S=0 skips it).
  *
+ * BENCH_PIPELINE_FLOOR=0 leaves the pipeline floor out.
  * BENCH_CPU_PROF=1 runs the service with `node --cpu-prof` (profiles in
  * bench-profiles/, not in git) and prints its top self-time frames.
  * BENCH_PAUSE_DISTRIBUTION=1 pauses the distribution queue during the burst
@@ -59,14 +64,16 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { deleteKeys } from './cleanup.js';
-import { cpuByPid, spentSince, treeCpuSeconds, treeProcesses } from './cpu.js';
+import { treeCpuSeconds, treeProcesses } from './cpu.js';
 import { BOGOTA, offerTemplate, startFloor } from './floor.js';
 import { offerLoad } from './offerLoad.js';
+import { startPipelineFloor } from './pipeline-floor.js';
 import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
+import { STEADY_S, pct, postOffer, printCpu, sleep, stepText, sustainedRate, until, type Pipeline, type Sustained } from './sustained.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -83,21 +90,13 @@ const MAX_OPEN_MS = Number(process.env.BENCH_MAX_OPEN_MS ?? WINDOW_MS + 1000);
 /** bounds of the waits: the bench always stops by itself */
 const DRAIN_MAX_S = Number(process.env.BENCH_DRAIN_MAX_S ?? 180);
 const IDLE_WINDOW_S = 10;
-/** offer rates (per s) tried in turn, each for STEP_S, for the sustained rate, until one is not kept up */
+/** offer rates (per s) tried in turn, each for the window plus STEADY_S, for the sustained rate, until one is not kept up */
 const RATES = (process.env.BENCH_RATES ?? '5,10,20,40,80,120,160,200,240,280,320,400,480,560,640,800,960,1120,1280,1440,1600,1800')
   .split(',')
   .map(Number);
-/**
- * A step lasts the window plus STEADY_S: the windows of its first STEADY_S seconds close while it still posts at
- * its rate, so the service creates, distributes and closes at that one rate at once (a steady state), and the
- * step's lateness is read on those windows only. Shorter steps closed their windows during later, faster steps or
- * after the load, so the closing never ran at the step's own rate (parts nine to twelve).
- */
-const STEADY_S = 5;
-const STEP_S = WINDOW_MS / 1000 + STEADY_S;
-/** item 3's bound (ms, p99) on deadline → window closed, which a rate must keep to count as sustained */
-const PUNCTUAL_MS = 50;
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
+/** 0: the pipeline floor is not run (about 3 min less; the service's figures are then read against the offer floor only) */
+const PIPELINE_FLOOR = process.env.BENCH_PIPELINE_FLOOR !== '0';
 const PG_STATS = process.env.BENCH_PG_STATS === '1';
 /** item 7: the soak at half the sustained rate (0: skipped), with every process's memory sampled */
 const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 300);
@@ -105,55 +104,14 @@ const TECHNICIANS = 50;
 
 // ---------------------------------------------------------------- helpers
 
-/** p-th percentile of sorted values (NaN when empty) */
-function pct(sorted: number[], p: number): number {
-  if (!sorted.length) return NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 const sortNum = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '—');
 const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
 const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '—');
 
-/** Polls `check` every 200 ms until it returns true or `maxMs` passes; returns whether it did. */
-async function until(check: () => Promise<boolean>, maxMs: number): Promise<boolean> {
-  const end = Date.now() + maxMs;
-  while (Date.now() < end) {
-    if (await check()) return true;
-    await sleep(200);
-  }
-  return false;
-}
-
 /** Resident memory (MB) of a process and each descendant. */
 function treeRss(root: number): Array<{ pid: number; name: string; mb: number }> {
   return treeProcesses(root).map(({ pid, name, mb }) => ({ pid, name, mb }));
-}
-
-/** CPU so far (ms) of each process of the service under `root` (summed by name and role), of PostgreSQL's and Redis's processes, and of this bench. */
-interface CpuSnapshot {
-  service: Map<string, number>;
-  postgres: Map<number, number>;
-  redis: Map<number, number>;
-  bench: number;
-}
-
-function cpuSnapshot(root: number): CpuSnapshot {
-  const service = new Map<string, number>();
-  for (const p of treeProcesses(root)) service.set(p.name, (service.get(p.name) ?? 0) + p.cpuS * 1000);
-  const own = process.cpuUsage();
-  return { service, postgres: cpuByPid('postgres'), redis: cpuByPid('redis-server'), bench: (own.user + own.system) / 1000 };
-}
-
-/** What each part spent (ms) between two snapshots: the service's processes, then PostgreSQL, Redis and the bench. */
-function cpuSpent(a: CpuSnapshot, b: CpuSnapshot): Array<[string, number]> {
-  return [
-    ...[...b.service].map(([name, ms]): [string, number] => [name, ms - (a.service.get(name) ?? 0)]),
-    ['PostgreSQL', spentSince(a.postgres, b.postgres)],
-    ['Redis', spentSince(a.redis, b.redis)],
-    ['the bench (load, receivers)', b.bench - a.bench],
-  ];
 }
 
 /** A statement as pg_stat_statements counts it: calls, total execution time (ms), text. */
@@ -222,6 +180,17 @@ async function startReceiver(): Promise<Receiver> {
 }
 
 // ---------------------------------------------------------------- the service
+
+/** A port free on loopback now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as AddressInfo).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
 
 interface Service {
   child: ChildProcess;
@@ -330,13 +299,20 @@ async function main(): Promise<void> {
     const floorLoad = await offerLoad({ port: floor.port, path: '/', headers: {}, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS });
     await floor.close();
 
-    const servicePort = await new Promise<number>((resolve) => {
-      const s = createServer();
-      s.listen(0, '127.0.0.1', () => {
-        const p = (s.address() as AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
+    // the pipeline floor (bench/pipeline-floor.ts), under the same burst and then the same steps as the service
+    let against: { load: Awaited<ReturnType<typeof offerLoad>>; sustained: Sustained } | undefined;
+    if (PIPELINE_FLOOR) {
+      const pipelineFloor = await startPipelineFloor({ dbUrl, redisUrl, prefix: `${prefix}_pf`, port: await freePort(), windowMs: WINDOW_MS, centralUrl: `${receiverUrl}/pipeline-floor/ofertas` });
+      try {
+        const load = await offerLoad({ port: pipelineFloor.port, path: '/', headers: {}, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS });
+        await pipelineFloor.settled(DRAIN_MAX_S * 1000);
+        against = { load, sustained: await sustainedRate(pipelineFloor, { rates: RATES, windowMs: WINDOW_MS, connections: CONNECTIONS }) };
+      } finally {
+        await pipelineFloor.close();
+      }
+    }
+
+    const servicePort = await freePort();
     const logFile = join(tmpdir(), `bench-auction-${process.pid}.log`);
     service = await startService(
       {
@@ -359,24 +335,6 @@ async function main(): Promise<void> {
       return (c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
     };
     const distributed = async () => Number((await sql<{ n: string }>(`select count(distinct offer_uuid) as n from offer_recipient`))[0].n);
-
-    // a fresh agent per step: a socket left idle across the wait between steps could be reused just as the
-    // server closes it (its keep-alive timeout), a client-side race, not a refusal
-    let stepAgent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-    /** the status, or the client's error code (a request that got no answer) */
-    const post = (method: string, path: string, headers: Record<string, string>, body: unknown) =>
-      new Promise<number | string>((resolve) => {
-        const payload = JSON.stringify(body);
-        const req = request(
-          { host: '127.0.0.1', port: servicePort, path, method, agent: stepAgent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-          },
-        );
-        req.on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
-        req.end(payload);
-      });
 
     await freshPositions();
     if (process.env.BENCH_PAUSE_DISTRIBUTION === '1') await distQueue.pause();
@@ -406,84 +364,39 @@ async function main(): Promise<void> {
     const cpuIdle = treeCpuSeconds(pid) - cpuAfterDrain;
     const idleS = (Date.now() - idleFrom) / 1000;
 
-    // the sustained rate: offers posted at a steady rate, step by step until one fails; a step passes when its
-    // requests were all answered 200 within a second of its end and the distribution backlog a second after it is
-    // under a second's worth (it keeps up); the sustained rate is the highest passed
-    // step whose windows (unanswered: they close SIN_RESPUESTA) also closed punctually (p99 ≤ PUNCTUAL_MS, item 3)
-    const steps: Array<{
-      rate: number;
-      backlog: number;
-      refused: number;
-      codes: Record<string, number>;
-      keptUp: boolean;
-      /** s from the step's start to its last answer */
-      answeredS: number;
-      uuids: string[];
-      /** the offers of its first STEADY_S seconds: their windows closed while the step ran */
-      steady: string[];
-      /** CPU (ms) over its last STEADY_S seconds, while it created, distributed and closed at its rate; and how long that was (s) */
-      cpu?: { parts: Array<[string, number]>; seconds: number };
-      /** with BENCH_PG_STATS=1: the statements of those seconds */
-      statements?: PgStatement[];
-      late?: number[];
-    }> = [];
-    for (const rate of RATES) {
-      await freshPositions();
-      stepAgent.destroy();
-      stepAgent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
-      const t0 = performance.now();
-      const sent: Array<Promise<number | string>> = [];
-      const stepUuids: string[] = [];
-      let steady: { cpu: CpuSnapshot; at: number } | undefined;
-      for (let i = 0; i < rate * STEP_S; i++) {
-        const wait = t0 + (i * 1000) / rate - performance.now();
-        if (wait > 0) await sleep(wait);
-        if (!steady && i >= rate * (STEP_S - STEADY_S)) {
-          if (PG_STATS) await resetPgStatements();
-          steady = { cpu: cpuSnapshot(pid), at: performance.now() };
-        }
-        const uuid = randomUUID();
-        stepUuids.push(uuid);
-        sent.push(post('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid }));
-      }
-      const cpu = steady && { parts: cpuSpent(steady.cpu, cpuSnapshot(pid)), seconds: (performance.now() - steady.at) / 1000 };
-      const statements = steady && PG_STATS ? await pgStatements() : undefined;
-      const codes = await Promise.all(sent);
-      // the API kept the rate: every request answered within a second of the step's end
-      const answeredS = (performance.now() - t0) / 1000;
-      await sleep(1000);
-      const left = await backlog();
-      const notOk: Record<string, number> = {};
-      for (const c of codes) if (c !== 200) notOk[c] = (notOk[c] ?? 0) + 1;
-      const refused = codes.filter((c) => c !== 200).length;
-      const keptUp = left <= rate && !refused && answeredS <= STEP_S + 1;
-      steps.push({ rate, backlog: left, refused, codes: notOk, keptUp, answeredS, uuids: stepUuids, steady: stepUuids.slice(0, rate * STEADY_S), cpu, statements });
-      if (!keptUp) break;
-      await until(async () => (await backlog()) === 0, 30_000);
-    }
-    const passed = steps.filter((x) => x.keptUp);
-    const passedUuids = `{${passed.flatMap((x) => x.uuids).join(',')}}`;
+    // the sustained rate (bench/sustained.ts), its windows unanswered: they close SIN_RESPUESTA
+    const statementsAt = new Map<number, PgStatement[]>();
+    const servicePipeline: Pipeline = {
+      port: servicePort,
+      path: '/api/v3/oferta',
+      headers: { authorization: basic },
+      offer: (uuid) => ({ ...offerTemplate(), uuid }),
+      processCpu() {
+        const cpu = new Map<string, number>();
+        for (const p of treeProcesses(pid)) cpu.set(p.name, (cpu.get(p.name) ?? 0) + p.cpuS * 1000);
+        return cpu;
+      },
+      backlog,
+      async closedLate(steadyUuids) {
+        const list = `{${steadyUuids.join(',')}}`;
+        await until(
+          async () => Number((await sql<{ n: string }>(`select count(*) as n from offer where state = 'ABIERTA' and uuid = any(?::uuid[])`, [list]))[0].n) === 0,
+          WINDOW_MS + 60_000,
+        );
+        const late = await sql<{ late: number }>(
+          `select extract(epoch from (t.at - o.deadline_at)) * 1000 as late
+             from offer o join lateral (select at from offer_transition t where t.offer_uuid = o.uuid and t.from_state = 'ABIERTA' order by id limit 1) t on true
+            where o.uuid = any(?::uuid[])`,
+          [list],
+        );
+        return sortNum(late.map((r) => Number(r.late)));
+      },
+      beforeStep: async () => void (await freshPositions()),
+      steadyStarted: PG_STATS ? async () => void (await resetPgStatements()) : undefined,
+      steadyEnded: PG_STATS ? async (rate) => void statementsAt.set(rate, await pgStatements()) : undefined,
+    };
+    const sustained = await sustainedRate(servicePipeline, { rates: RATES, windowMs: WINDOW_MS, connections: CONNECTIONS });
     await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
-    // item 3 at each passed rate: its offers' windows against their deadline
-    await until(
-      async () => Number((await sql<{ n: string }>(`select count(*) as n from offer where state = 'ABIERTA' and uuid = any(?::uuid[])`, [passedUuids]))[0].n) === 0,
-      WINDOW_MS + 60_000,
-    );
-    for (const step of passed) {
-      step.late = sortNum(
-        (
-          await sql<{ late: number }>(
-            `select extract(epoch from (t.at - o.deadline_at)) * 1000 as late
-               from offer o join lateral (select at from offer_transition t where t.offer_uuid = o.uuid and t.from_state = 'ABIERTA' order by id limit 1) t on true
-              where o.uuid = any(?::uuid[])`,
-            [`{${step.steady.join(',')}}`],
-          )
-        ).map((r) => Number(r.late)),
-      );
-    }
-    const punctual = passed.filter((x) => pct(x.late!, 99) <= PUNCTUAL_MS);
-    const sustained = punctual.at(-1)?.rate ?? 0;
-    const sustainedLate = (punctual.at(-1) ?? passed.at(-1))?.late ?? [];
 
     // the pipeline: PIPELINE_OFFERS offers over 3 s, each answered; lateness of the selection and of the 6.1 request
     await freshPositions();
@@ -543,7 +456,6 @@ async function main(): Promise<void> {
     };
     const pgStats = PG_STATS ? await pgStatements() : [];
     agent.destroy();
-    stepAgent.destroy();
     const rows = await sql<{ uuid: string; deadline: Date; selected: Date | null; to_state: string | null; claimed: Date | null }>(
       `select o.uuid, o.deadline_at as deadline, t.at as selected, t.to_state,
               (select d.sent_at from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'acceptance' limit 1) as claimed
@@ -565,7 +477,7 @@ async function main(): Promise<void> {
     for (const r of rows) outcomes[r.to_state ?? 'ABIERTA'] = (outcomes[r.to_state ?? 'ABIERTA'] ?? 0) + 1;
 
     // item 7: the soak, at half the sustained rate, every process's memory at its start, middle and end
-    const soakRate = Math.max(1, Math.floor(sustained / 2));
+    const soakRate = Math.max(1, Math.floor(sustained.rate / 2));
     const soak: Array<Array<{ pid: number; name: string; mb: number }>> = [];
     let soakRefused = 0;
     /** the soak's answers other than 200, by status or, for a request that got no answer, the client's error code */
@@ -574,6 +486,7 @@ async function main(): Promise<void> {
       await freshPositions();
       const t0 = performance.now();
       const sent: Array<Promise<number | string>> = [];
+      const soakAgent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
       let sampled = 0;
       for (let i = 0; i < soakRate * SOAK_S; i++) {
         const wait = t0 + (i * 1000) / soakRate - performance.now();
@@ -584,9 +497,10 @@ async function main(): Promise<void> {
           sampled += 1;
         }
         if (i % 500 === 0) await freshPositions();
-        sent.push(post('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid: randomUUID() }));
+        sent.push(postOffer(servicePipeline, soakAgent, randomUUID()));
       }
       for (const code of await Promise.all(sent)) if (code !== 200) soakCodes[code] = (soakCodes[code] ?? 0) + 1;
+      soakAgent.destroy();
       soakRefused = Object.values(soakCodes).reduce((a, b) => a + b, 0);
       await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
       soak.push(treeRss(pid));
@@ -606,12 +520,9 @@ async function main(): Promise<void> {
     row('distribution backlog when the burst stopped (jobs)', String(backlogAtStop), '—', '');
     row(`backlog drained (s after the burst)${drained ? '' : ' NOT DRAINED'}`, f1(drainS), '—', '');
     row(`burst offers distributed before their window closed (of ${serviceLoad.statuses[200] ?? 0})`, String(distributedAfter), '—', '');
-    const stepText = (x: (typeof steps)[number]) =>
-      `${x.rate}→${x.backlog}${x.late ? ` (closed p99 ${f0(pct(x.late, 99))})` : ''}${x.refused ? ` (${x.refused} not 200: ${JSON.stringify(x.codes)})` : ''}${
-        x.answeredS > STEP_S + 1 ? ` (answered in ${f1(x.answeredS)} s)` : ''
-      }`;
-    row(`sustained rate (offers/s; step→jobs queued a second after it; steps ${steps.map(stepText).join(' ')})`, f0(sustained), f0(floorRps), `${f2(sustained / floorRps)}×`);
-    row(`at the sustained rate: deadline → window closed p50 / p99 (ms, ${sustainedLate.length} offers)`, `${f0(pct(sustainedLate, 50))} / ${f0(pct(sustainedLate, 99))}`, '—', 'goal ≤ 50');
+    const stepsText = (x: Sustained) => `steps ${x.steps.map((step) => stepText(step, WINDOW_MS)).join(' ')}`;
+    row(`sustained rate (offers/s; step→jobs queued a second after it; ${stepsText(sustained)})`, f0(sustained.rate), f0(floorRps), `${f2(sustained.rate / floorRps)}×`);
+    row(`at the sustained rate: deadline → window closed p50 / p99 (ms, ${sustained.late.length} offers)`, `${f0(pct(sustained.late, 50))} / ${f0(pct(sustained.late, 99))}`, '—', 'goal ≤ 50');
     row('service CPU s: burst / burst end → drained', `${f1(cpuAtStop - cpuBefore)} / ${f1(cpuAfterDrain - cpuAtStop)}`, '—', '');
     row(`service CPU after everything drained (cores, ${f0(idleS)} s)`, f2(cpuIdle / idleS), '—', '');
     row(`pipeline: ${PIPELINE_OFFERS} offers posted and answered in (s)`, f1(postedIn), '—', '');
@@ -621,26 +532,30 @@ async function main(): Promise<void> {
     row('pipeline: selection → 6.1 claimed / claimed → received p50 / p99 (ms)', `${f0(pct(claimLate, 50))} / ${f0(pct(claimLate, 99))}, ${f0(pct(sendLate, 50))} / ${f0(pct(sendLate, 99))}`, '—', '');
     row('pipeline: CPU per window closed and notified, time-critical worker / whole service (ms)', `${f2(closingCpuMs.critical)} / ${f2(closingCpuMs.service)}`, '—', '');
     row('pipeline: outcomes', JSON.stringify(outcomes), '—', '');
-    const measured = steps.filter((x) => x.cpu);
-    if (measured.length) {
-      console.log(
-        `\nwhere the CPU went in each step's last ${STEADY_S} s (creating, distributing and closing at its rate): cores busy of ${availableParallelism()}, then ms per offer`,
-      );
-      for (const { rate, cpu } of measured) {
-        const { parts, seconds } = cpu!;
-        const offers = rate * seconds;
-        const all = parts.reduce((sum, [, ms]) => sum + ms, 0);
-        const each = parts.map(([name, ms]) => `${PART_LABELS[name] ?? name} ${f2(ms / offers)}`).join(', ');
-        console.log(`  ${String(rate).padStart(5)}/s  ${f2(all / 1000 / seconds)} cores  all ${f2(all / offers)} = ${each}`);
-      }
+    // the same figures against the pipeline floor, and the pipeline floor against the offer floor
+    if (against) {
+      const { load, sustained: pf } = against;
+      const pfRps = load.latencies.length / load.seconds;
+      const [pfP50, pfP99] = [pct(load.latencies, 50), pct(load.latencies, 99)];
+      console.log('');
+      row('figure', 'the service', 'the pipeline floor', 'ratio');
+      row('-'.repeat(58), '-'.repeat(18), '-'.repeat(18), '-'.repeat(12));
+      row('POST /oferta throughput, its workers running (req/s)', f0(rps), f0(pfRps), `${f2(rps / pfRps)}×`);
+      row('POST /oferta latency p50 / p99 (ms)', `${f0(p50)} / ${f0(p99)}`, `${f0(pfP50)} / ${f0(pfP99)}`, `${f1(p50 / pfP50)}× / ${f1(p99 / pfP99)}×`);
+      row(`sustained rate (offers/s; the pipeline floor's ${stepsText(pf)})`, f0(sustained.rate), f0(pf.rate), `${f2(sustained.rate / pf.rate)}×`);
+      row('at the sustained rate: deadline → window closed p50 / p99 (ms)', `${f0(pct(sustained.late, 50))} / ${f0(pct(sustained.late, 99))}`, `${f0(pct(pf.late, 50))} / ${f0(pct(pf.late, 99))}`, '');
+      row('the pipeline floor against the offer floor: burst / sustained', '—', `${f2(pfRps / floorRps)}× / ${f2(pf.rate / floorRps)}×`, '');
     }
+    printCpu('the service', sustained.steps, PART_LABELS);
+    if (against) printCpu('the pipeline floor', against.sustained.steps);
     const printStatements = (list: PgStatement[], per: number) => {
       for (const st of list) console.log(`${(Number(st.calls) / per).toFixed(2).padStart(6)} ${(st.ms / per).toFixed(3).padStart(7)}  ${st.query.slice(0, 150)}`);
     };
-    for (const { rate, cpu, statements } of measured) {
+    for (const { rate, cpu } of sustained.steps) {
+      const statements = statementsAt.get(rate);
       if (!statements) continue;
       console.log(`\nstatements in the last ${STEADY_S} s of the ${rate}/s step, per offer: calls / ms of PostgreSQL time (waits for locks included), query`);
-      printStatements(statements, rate * cpu!.seconds);
+      printStatements(statements, rate * cpu.seconds);
     }
     if (pgStats.length) {
       console.log('\nstatements while the pipeline closed, per window: calls / ms of PostgreSQL time (waits for locks included), query');
