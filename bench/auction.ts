@@ -293,7 +293,7 @@ async function main(): Promise<void> {
     const basic = `Basic ${Buffer.from(`${gen.user.username}:${gen.password}`).toString('base64')}`;
     const freshPositions = () => sql(`update technician set position_at = now()`);
 
-    // the floor, then the service, each under the same burst
+    // the floor, the pipeline floor, then the service, each under the same burst
     console.log(`issue 12 auction bench: ${CONNECTIONS} connections, ${SECONDS} s bursts, 1 KB offers (${Buffer.byteLength(JSON.stringify(offerTemplate()))} B), window ${WINDOW_MS} ms, expiry ${MAX_OPEN_MS} ms after creation`);
     const floor = await startFloor(dbUrl, redisUrl, `${prefix}_floor`);
     const floorLoad = await offerLoad({ port: floor.port, path: '/', headers: {}, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS });
