@@ -351,7 +351,6 @@ async function main(): Promise<void> {
     const cpuAtStop = treeCpuSeconds(pid);
     if (process.env.BENCH_PAUSE_DISTRIBUTION === '1') await distQueue.resume();
     const backlogAtStop = await backlog();
-    const distributedAtStop = await distributed();
 
     // the burst's backlog drains: the rate distribution keeps up with
     const drained = await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);

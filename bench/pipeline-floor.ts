@@ -33,7 +33,6 @@ import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Agent, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
