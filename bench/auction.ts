@@ -70,6 +70,7 @@ import { performance } from 'node:perf_hooks';
 import { deleteKeys } from './cleanup.js';
 import { treeCpuSeconds, treeProcesses } from './cpu.js';
 import { BOGOTA, offerTemplate, startFloor } from './floor.js';
+import { f0, f1, f2 } from './format.js';
 import { offerLoad } from './offerLoad.js';
 import { startPipelineFloor } from './pipeline-floor.js';
 import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
@@ -105,9 +106,6 @@ const TECHNICIANS = 50;
 // ---------------------------------------------------------------- helpers
 
 const sortNum = (xs: number[]) => [...xs].sort((a, b) => a - b);
-const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '—');
-const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
-const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '—');
 
 /** Resident memory (MB) of a process and each descendant. */
 function treeRss(root: number): Array<{ pid: number; name: string; mb: number }> {

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { f1 } from './format.js';
 
 /** Where profiles go: `bench-profiles/` under the working directory (not in git). */
 export const PROFILE_DIR = join(process.cwd(), 'bench-profiles');
@@ -26,7 +27,6 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
 
 /** The package a frame's file belongs to: `pg`, `@mikro-orm/core`, or `src/<folder>` for our own code. */
 function packageOf(url: string): string | null {

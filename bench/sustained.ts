@@ -20,6 +20,7 @@ import { Agent, request } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { cpuByPid, spentSince } from './cpu.js';
+import { f0, f1, f2 } from './format.js';
 
 /** the seconds of a step whose windows close within it, over which its CPU is read */
 export const STEADY_S = 5;
@@ -56,7 +57,6 @@ export interface Step {
   keptUp: boolean;
   /** s from the step's start to its last answer */
   answeredS: number;
-  uuids: string[];
   /** deadline → closed (ms, ascending) of its first STEADY_S seconds' offers: read for kept-up steps only */
   late?: number[];
   /** CPU ms over its last STEADY_S seconds, by part, and how long that was (s) */
@@ -166,7 +166,7 @@ export async function runStep(p: Pipeline, rate: number, opts: { windowMs: numbe
   for (const c of statuses) if (c !== 200) codes[c] = (codes[c] ?? 0) + 1;
   const refused = statuses.filter((c) => c !== 200).length;
   const keptUp = backlog <= rate && !refused && answeredS <= stepS + 1;
-  const step: Step = { rate, backlog, codes, refused, keptUp, answeredS, uuids, cpu };
+  const step: Step = { rate, backlog, codes, refused, keptUp, answeredS, cpu };
   if (!keptUp) return step;
   step.late = await p.closedLate(uuids.slice(0, rate * STEADY_S));
   await until(async () => (await p.backlog()) === 0, 30_000);
@@ -185,10 +185,6 @@ export async function sustainedRate(p: Pipeline, opts: { rates: readonly number[
   const punctual = kept.filter((s) => pct(s.late!, 99) <= PUNCTUAL_MS);
   return { steps, rate: punctual.at(-1)?.rate ?? 0, late: (punctual.at(-1) ?? kept.at(-1))?.late ?? [] };
 }
-
-const f0 = (n: number) => (Number.isFinite(n) ? n.toFixed(0) : '—');
-const f1 = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '—');
-const f2 = (n: number) => (Number.isFinite(n) ? n.toFixed(2) : '—');
 
 /** A step in a line: rate→jobs queued a second after it, its windows' p99, what went wrong. */
 export function stepText(s: Step, windowMs: number): string {
