@@ -10,7 +10,8 @@
  * to the same receiver. Sending and recording are src/webhooks/deliveries.ts.
  */
 import type { Runtime } from '../../main/runtime.js';
-import { attemptDelivery, claimInOrder, isUnfinished } from '../../webhooks/deliveries.js';
+import { claimInOrder, isUnfinished } from '../../db/stores/deliveries.js';
+import { attemptDelivery } from '../../webhooks/dispatch.js';
 
 export type DeliveryOutcome =
   /** gone, finished already, or not a state notification */

@@ -16,7 +16,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser, Central, OfferResponse, type DeliveryKind, type Offer } from '../../db/entities/index.js';
-import { createDelivery, profileEndpoint } from '../../webhooks/deliveries.js';
+import { createDelivery } from '../../db/stores/deliveries.js';
+import { profileEndpoint } from '../../webhooks/dispatch.js';
 import type { OfferState } from '../offers/lifecycle/states.js';
 
 /** The body of a state or novelty notification (D12). */

@@ -1,12 +1,73 @@
 /**
- * "Who gets this offer" (decisions D8) as one indexed query: the centrals whose
- * coverage for the service type contains the point (GiST on central_area.area),
- * and their available technicians of that type, not busy with a service (D16), with a fresh position within
- * the radius, nearest first, at most `cap` (a KNN walk of the GiST index over
- * the positions of available technicians, which stops at the cap).
+ * The `technician` table: its position, its rate, who a central's key speaks
+ * for, and "who gets this offer" (D8).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { prepared, sql as driverSql, type Prepared } from '../../db/sql.js';
+import { prepared, sql as driverSql, type Prepared } from '../sql.js';
+
+// --- stores ---
+
+/**
+ * Sets a technician's position (and its time); null clears it. `available`,
+ * when given, is written in the same statement.
+ */
+export async function setTechnicianPosition(
+  em: EntityManager,
+  technicianId: number,
+  position: { lat: number; lng: number } | null,
+  at: Date = new Date(),
+  available?: boolean,
+): Promise<void> {
+  const setAvailable = available === undefined ? '' : ', available = ?';
+  const extra = available === undefined ? [] : [available];
+  await em.getConnection().execute(
+    position
+      ? `update technician set lat = ?, lng = ?, position = st_setsrid(st_makepoint(?, ?), 4326)::geography, position_at = ?${setAvailable} where id = ?`
+      : `update technician set lat = null, lng = null, position = null, position_at = null${setAvailable} where id = ?`,
+    position
+      ? [position.lat, position.lng, position.lng, position.lat, at, ...extra, technicianId]
+      : [...extra, technicianId],
+    'run',
+    em.getTransactionContext(),
+  );
+}
+
+/**
+ * The technician with document `dni` of a central that API user `apiUserId`
+ * owns, with its central's NIT; null for an unknown document or another
+ * central's technician (a central never speaks for another one, D4). One
+ * indexed join: reconnect storms make it the socket upgrade's hot path.
+ */
+export async function technicianOfApiUser(em: EntityManager, dni: string, apiUserId: number): Promise<{ id: number; dni: string; nit: string } | null> {
+  const [tech] = await em.execute<Array<{ id: number; dni: string; nit: string }>>(
+    'select t.id, t.dni, c.nit from technician t join central c on c.id = t.central_id where t.dni = ? and c.api_user_id = ?',
+    [dni, apiUserId],
+  );
+  return tech ?? null;
+}
+
+/**
+ * Sets the technician's `rate` (which D2 ranks by) to the plain average of
+ * its initial rate, counted once, and every survey of its services (D14):
+ * one statement, so two surveys at once cannot lose one.
+ */
+export async function rateFromSurveys(em: EntityManager, technicianId: number): Promise<void> {
+  await em.execute(
+    `update technician t
+        set initial_rate = coalesce(t.initial_rate, t.rate),
+            rate = (coalesce(t.initial_rate, t.rate) + s.total) / (1 + s.n)
+       from (select coalesce(sum(rating), 0)::float8 as total, count(*) as n from service_survey where technician_id = ?) s
+      where t.id = ?`,
+    [technicianId, technicianId],
+  );
+}
+
+// "Who gets this offer" (D8) as one indexed query: the centrals whose
+// coverage for the service type contains the point (GiST on central_area.area),
+// and their available technicians of that type, not busy with a service (D16),
+// with a fresh position within the radius, nearest first, at most `cap` (a KNN
+// walk of the GiST index over the positions of available technicians, which
+// stops at the cap).
 
 export interface CandidateQuery {
   lat: number;
@@ -38,9 +99,9 @@ const POINT = `st_setsrid(st_makepoint(?::float8, ?::float8), 4326)`;
 
 /**
  * PostGIS estimates "polygons containing a point" at about one row and
- * ST_DWithin on geography at about 0.01 % of the table, so the planner prefers
- * a bitmap scan per covering central and a sort over the KNN walk: ~60 ms
- * instead of ~4 ms with 100,000 technicians (bench/geo-query.ts). For this
+ * ST_DWithin on geography at a tiny share of the table, so the planner would
+ * prefer a bitmap scan per covering central and a sort over the KNN walk,
+ * which is far slower with many technicians (bench/geo-query.ts). For this
  * statement only, sorting is priced out (the KNN order is the only cheap
  * one) and JIT is off (that price would otherwise trigger it).
  */
@@ -131,9 +192,7 @@ const MANY_POINT = `st_setsrid(st_makepoint(o.lng, o.lat), 4326)`;
 
 /**
  * The batch form's statement: its one parameter is the offers' JSON, so its plan does not depend on the values and
- * it is prepared once per connection (src/db/sql.ts), run through the driver: measured in-process for one offer,
- * 700 µs of PostgreSQL's CPU per call through `em.execute` (the JSON escaped into the text, planned every time),
- * 360 µs prepared (docs/decisions.md, "Auction under load", ninth part).
+ * it is prepared once per connection (src/db/sql.ts), run through the driver.
  */
 const CANDIDATES_MANY = prepared(`
     with o as materialized (
