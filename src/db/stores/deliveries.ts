@@ -6,7 +6,9 @@
  * statement before sending and records the answer on it (the dispatcher,
  * src/webhooks/dispatch.ts). Which rows may be claimed (once, D5 and D8;
  * again and in order, D12) is each claim's own statement here; what an answer
- * means stays with the callers.
+ * means stays with the callers. Reads of other tables' stores that look at
+ * deliveries: offerStateAndUnfinished, distributionSeen, undistributedPage
+ * (./offers.ts) and recipientTimeline (./recipients.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';

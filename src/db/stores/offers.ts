@@ -1,5 +1,7 @@
 /**
- * The `offer` table: its statements.
+ * The `offer` table: its statements. One statement that also writes it lives
+ * with the other table it writes: the distribution's mark (`distributed_at`)
+ * in recordRecipients (./recipients.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { DeliveryKind, Offer } from '../entities/index.js';
@@ -88,8 +90,8 @@ export async function distributionSeen(em: EntityManager, offerUuid: string): Pr
   return seen ?? null;
 }
 
-/** An offer of a distribution batch, as its locking statement reads it (plain columns, no entity to flush). */
-export type DistributionBatchOffer = Pick<
+/** What distribution and its payloads (src/domain/distribution/payload.ts) read of an offer: BATCH_COLUMNS. */
+export type DistributedOfferFields = Pick<
   Offer,
   | 'uuid'
   | 'descripcionServicio'
@@ -108,8 +110,10 @@ export type DistributionBatchOffer = Pick<
   | 'puntoReferenciaDestino'
   | 'fechaCita'
   | 'horaCita'
-> & {
-  serviceType: { id: number };
+> & { serviceType: { id: number } };
+
+/** An offer of a distribution batch, as its locking statement reads it (plain columns, no entity to flush). */
+export type DistributionBatchOffer = DistributedOfferFields & {
   state: string;
   distributedAt: Date | null;
   /** the job's own offer */

@@ -3,7 +3,8 @@
  * code), `tracking_code` (codes, stored only as a keyed hash),
  * `tracking_token` (tokens, stored only as their SHA-256) and
  * `service_survey` (one survey per service). The rules (limits, lifetimes,
- * hashing) stay with src/domain/tracking.
+ * hashing) stay with src/domain/tracking. The technician's rate, averaged
+ * over its surveys, is written by rateFromSurveys (./technicians.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 
