@@ -9,7 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ErrorObject } from 'ajv';
 import { Technician, type ApiUser } from '../db/entities/index.js';
 import { offerStateAndCode } from '../db/stores/offers.js';
-import { setTechnicianPosition } from '../db/stores/technicians.js';
+import { loadTechnicianOfApiUser, setTechnicianPosition } from '../db/stores/technicians.js';
 import { DomainError } from '../domain/errors.js';
 import type { Runtime } from '../main/runtime.js';
 
@@ -74,7 +74,7 @@ export async function reportPosition(rt: Runtime, caller: PositionCaller, body: 
   const tech =
     'technicianId' in caller
       ? await em.findOne(Technician, { id: caller.technicianId })
-      : await em.findOne(Technician, { dni: body.dniTecnico, central: { apiUser: caller.id } });
+      : await loadTechnicianOfApiUser(em, body.dniTecnico, caller.id);
   if (!tech) throw new DomainError('position.technician-not-found');
   const at = new Date();
   await setTechnicianPosition(em, tech.id, { lat: body.latitud, lng: body.longitud }, at, body.disponible);

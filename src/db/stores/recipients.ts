@@ -3,6 +3,7 @@
  * with the technicians of that central who get the offer, nearest first.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { OfferRecipient } from '../entities/index.js';
 import { prepared, sql } from '../sql.js';
 
 /** The recipients recorded for offer $1, in one pass over its rows: centrals, technicians, and whether any of them is still untold. */
@@ -96,4 +97,9 @@ export async function recipientTimeline(em: EntityManager, offerUuid: string): P
      ) x order by x.kind, x.distance_km nulls first, x.id, x.n`,
     [offerUuid, offerUuid],
   );
+}
+
+/** An offer's recipient rows as entities, with their central and push, in the order they were recorded (operators). */
+export async function loadOfferRecipients(em: EntityManager, offerUuid: string): Promise<OfferRecipient[]> {
+  return em.find(OfferRecipient, { offer: offerUuid }, { populate: ['central', 'delivery'], orderBy: { id: 'asc' } });
 }

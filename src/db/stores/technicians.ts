@@ -3,9 +3,20 @@
  * for, and "who gets this offer" (D8).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Technician } from '../entities/index.js';
 import { prepared, sql as driverSql, type Prepared } from '../sql.js';
 
 // --- stores ---
+
+/** Technicians by id, as entities (an unknown id is left out). */
+export async function loadTechnicians(em: EntityManager, ids: readonly number[]): Promise<Technician[]> {
+  return em.find(Technician, { id: { $in: [...ids] } });
+}
+
+/** The technician with document `dni` of a central that API user `apiUserId` owns, as an entity (null: none). */
+export async function loadTechnicianOfApiUser(em: EntityManager, dni: string | undefined, apiUserId: number): Promise<Technician | null> {
+  return em.findOne(Technician, { dni, central: { apiUser: apiUserId } });
+}
 
 /**
  * Sets a technician's position (and its time); null clears it. `available`,
