@@ -11,7 +11,7 @@ import { Technician, type ApiUser } from '../db/entities/index.js';
 import { offerStateAndCode } from '../db/stores/offers.js';
 import { loadTechnicianOfApiUser, setTechnicianPosition } from '../db/stores/technicians.js';
 import { DomainError } from '../domain/errors.js';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 
 /** The central's API user (the technician is named by dniTecnico), or an authenticated technician. */
 export type PositionCaller = ApiUser | { technicianId: number };

@@ -22,8 +22,8 @@ import {
   unreadOf,
   type ChatMessageRow,
 } from '../../db/stores/chat.js';
-import type { Runtime } from '../../main/runtime.js';
-import type { Audience } from '../../realtime/bus.js';
+import type { Runtime } from '../ports.js';
+import type { Audience } from '../ports.js';
 import { DomainError } from '../errors.js';
 import { ACTIVE_STATES } from '../offers/lifecycle/states.js';
 import { AFTER_END_HOURS, serviceEndedAt } from '../tracking/tokens.js';

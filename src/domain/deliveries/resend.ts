@@ -6,7 +6,7 @@
  * that went INACTIVA stays so). The attempt is recorded with the operator as
  * its actor, beside the system's attempts, and logged.
  */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { claimFinished, loadDelivery } from '../../db/stores/deliveries.js';
 import { attemptDelivery } from '../../webhooks/dispatch.js';
 import { DomainError } from '../errors.js';

@@ -17,7 +17,7 @@
  * offer done with one read).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { claimPendingOfOffers, deliveryRow, insertDeliveries, type DeliveryRow } from '../../db/stores/deliveries.js';
 import { distributionSeen, lockDistributionBatch, type DistributionBatchOffer } from '../../db/stores/offers.js';
 import { centralReceivers } from '../../db/stores/parties.js';

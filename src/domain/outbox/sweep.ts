@@ -23,7 +23,7 @@
  * - SIN_RESPUESTA offers a minute past their expiry (EXPIRADA, D1).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { staleAcceptancesPage, staleNotificationsPage } from '../../db/stores/deliveries.js';
 import type { KeysetCursor, KeysetRow } from '../../db/stores/keyset.js';
 import { overdueEvaluationsPage, overdueExpiriesPage, undistributedPage } from '../../db/stores/offers.js';

@@ -12,7 +12,7 @@
  */
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import {
   countWrongTry,
   insertCode,

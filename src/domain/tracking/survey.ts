@@ -7,7 +7,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { rateFromSurveys } from '../../db/stores/technicians.js';
 import { insertSurvey } from '../../db/stores/tracking.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { DomainError } from '../errors.js';
 import { resolveTrackingToken } from './tokens.js';
 

@@ -16,7 +16,7 @@ import { Central, Offer, OfferResponse, Technician, type ApiUser } from '../../.
 import { computeResponseFigures, responseFigures, validCoords, type ResponseFigures } from '../../../geo/figures.js';
 import type { ErrorObject } from 'ajv';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { profileEndpoint } from '../../../webhooks/deliveries.js';
 import { dispatchAcceptance } from '../selection/acceptanceNotification.js';
 import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../../geo/coordinates.js';
