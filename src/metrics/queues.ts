@@ -86,12 +86,12 @@ export function observeWorker(worker: Worker, queue: string): void {
 }
 
 /**
- * Runs one attempt of a job, timing it. The wait is observed for a first attempt only: a retry's due time (its
- * backoff after the failure) is not kept by BullMQ, so it would be read from the job's creation instead.
+ * Runs one attempt of a job, timing it. The wait is observed at a job's first start only: a retry's due time (its
+ * backoff after the failure) is not kept by BullMQ, and a job retaken after a stall was started once already.
  */
 export async function timeJob<T>(queue: string, job: Job, run: () => Promise<T>): Promise<T> {
   const started = Date.now();
-  if (!job.attemptsMade) jobWait.observe({ queue }, Math.max(0, (job.processedOn ?? started) - dueAt(job)) / 1000);
+  if (job.attemptsStarted <= 1 && !job.attemptsMade) jobWait.observe({ queue }, Math.max(0, (job.processedOn ?? started) - dueAt(job)) / 1000);
   const end = jobRun.startTimer({ queue });
   try {
     return await run();
