@@ -31,8 +31,8 @@ export interface Heart {
   field: string;
   /** adds this beat's writes to a pipeline */
   beat(pipeline: ChainableCommander, at?: number): ChainableCommander;
-  /** removes this process's beat (a clean stop) */
-  stop(redis: Redis): Promise<unknown>;
+  /** adds the removal of this process's beat (a clean stop) to a pipeline */
+  stop(pipeline: ChainableCommander): ChainableCommander;
 }
 
 export function heart(prefix: string, role: string, queues: readonly string[] = []): Heart {
@@ -42,7 +42,7 @@ export function heart(prefix: string, role: string, queues: readonly string[] = 
     field,
     beat: (pipeline, at = Date.now()) =>
       pipeline.hset(KEY(prefix), field, JSON.stringify({ role, pid: process.pid, host, queues, at } satisfies Beat)).pexpire(KEY(prefix), KEEP_MS),
-    stop: (redis) => redis.hdel(KEY(prefix), field),
+    stop: (pipeline) => pipeline.hdel(KEY(prefix), field),
   };
 }
 

@@ -78,13 +78,17 @@ export function publishMetrics(redis: Redis, prefix: string, name: string, queue
     const failed = results?.find(([err]) => err)?.[0];
     if (failed) throw failed;
   };
-  void publish().catch(() => undefined);
-  const timer = setInterval(() => void publish().catch(() => undefined), PUBLISH_EVERY_MS);
+  let inFlight: Promise<void> = Promise.resolve();
+  const tick = () => {
+    inFlight = publish().catch(() => undefined);
+  };
+  tick();
+  const timer = setInterval(tick, PUBLISH_EVERY_MS);
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await redis.hdel(KEY(prefix), field).catch(() => undefined);
-    await beating.stop(redis).catch(() => undefined);
+    await inFlight; // a publish under way would otherwise write the beat back after its removal
+    await beating.stop(redis.pipeline().hdel(KEY(prefix), field)).exec().catch(() => undefined);
   };
 }
 
