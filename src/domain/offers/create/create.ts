@@ -15,7 +15,7 @@ import { draftOffer, type OfferDraft, type OfferInput } from './input.js';
 import { offerResponses, type ResponseView } from '../acceptance/responses.js';
 import { prepareOffer } from './prepare.js';
 import { scheduleManyOfferJobs, scheduleOfferJobs } from './schedule.js';
-import { insertOffers, type InsertResult, type NewOffer, type OfferWrite } from './store.js';
+import { insertOffers, type InsertResult, type NewOffer, type OfferWrite } from './write.js';
 import { Coalescer, Refused } from '../../../main/coalesce.js';
 
 export type CreateOutcome =
