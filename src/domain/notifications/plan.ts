@@ -1,7 +1,8 @@
 /**
- * Plans the state-change notifications of a move (decisions D12): creates
- * their webhook_delivery rows in the caller's transaction and returns their
- * ids, to be enqueued on the state-notification queue after commit.
+ * The state-change notifications of a move (decisions D12), as the move
+ * plans them (src/domain/offers/lifecycle/moves.ts: written as
+ * webhook_delivery rows in its transaction, enqueued on the
+ * state-notification queue after commit).
  *
  * - The generator (`api_endpoint.estado`, kind `state`): every move after
  *   creation (SIN_RESPUESTA, EXPIRADA, NO_ASIGNADA, INACTIVA, CANCELADA, the

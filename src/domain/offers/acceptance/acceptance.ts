@@ -1,6 +1,8 @@
 /**
  * PUT /aceptacion (spec 2.5, 4.3, decisions D4): a central's answer to an
- * offer. The checks run in D4's order; then, on the offer locked FOR UPDATE,
+ * offer. The checks run in D4's order (checks.ts, one pure function that
+ * both paths below call: the quick one and the transactional one); then, on
+ * the offer locked FOR UPDATE,
  * the state decides: ABIERTA records the response (or, for the generator's
  * own central, assigns at once), SIN_RESPUESTA takes a late acceptance (first
  * come) and forwards it to the generator synchronously. Every decision is

@@ -238,7 +238,8 @@ export async function applyMoves(em: EntityManager, moves: readonly MoveEffects[
     codigo_servicio: m.codes?.codigoServicio ?? null,
     codigo_solicitud: m.codes?.codigoSolicitud ?? null,
   }));
-  await moveOfferRecords(em, new Date(), records, moves.map((m) => m.audit));
+  // the offers' updated_at is their moves' time, as their audit rows'
+  await moveOfferRecords(em, new Date(moves[0].audit.at), records, moves.map((m) => m.audit));
   await applyFollowUps(em, moves, extraDeliveries);
 }
 

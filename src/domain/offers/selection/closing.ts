@@ -1,9 +1,8 @@
 /**
- * A batch of due windows closed without the ORM's unit of work (issue 12,
- * item 3). The evaluation closes up to CLOSE_BATCH windows in one
- * transaction; through entities, hydrating their responses, centrals and
- * technicians and computing the flush's change sets cost more than half of
- * the time-critical worker's CPU per window. Here the batch is read as plain
+ * A batch of due windows closed without the ORM's unit of work: the
+ * evaluation closes up to CLOSE_BATCH windows in one transaction, and
+ * hydrating every response, central and technician as entities would cost
+ * the time-critical worker most of its time per window. The batch is read as plain
  * rows (the offers locked in one statement, then every response with what the
  * notices need in a second) and moved set-based by the moves' set-based
  * executor (lifecycle/moves.ts: one statement updates the offers and inserts
