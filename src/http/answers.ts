@@ -24,7 +24,7 @@ import {
   type PositionCaller,
   type PositionInput,
 } from '../geo/positions.js';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 import { errorAnswer } from './errorMap.js';
 import { envelopeBody, newErrorId, type Envelope } from './errors.js';
 import { presentAcceptance, type PresentedAnswer } from './presenters/acceptance.js';

@@ -2,7 +2,7 @@ import { STATUS_CODES, createServer, type Server, type ServerResponse } from 'no
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 import { attachRealtime, type RealtimeOptions, type RealtimeServer } from '../realtime/server.js';
 import { createApp } from './app.js';
 import { MESSAGES, newErrorId, systemBody } from './errors.js';

@@ -16,7 +16,7 @@ import { AUTH_MESSAGES } from '../auth/credentials.js';
 import { respondToOffer, reportProgress, updateTechnicianPosition } from '../http/answers.js';
 import { errorAnswer } from '../http/errorMap.js';
 import { MESSAGES, keyError, systemBody } from '../http/errors.js';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 import type { Identity } from './auth.js';
 import type { Client, Hub } from './hub.js';
 import { PROTOCOL_MESSAGES, frame, type Incoming } from './protocol.js';

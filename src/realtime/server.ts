@@ -13,7 +13,7 @@ import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { authFailLimit } from '../auth/failLimit.js';
 import { HttpError, MESSAGES, newErrorId, systemBody } from '../http/errors.js';
 import { routeNotFoundBody } from '../http/middleware/routing.js';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 import { MAX_INFLIGHT_PER_SOCKET, runAction, technicianActions, type TechnicianActions } from './actions.js';
 import { authenticateUpgrade, type Identity } from './auth.js';
 import { Hub, type Client } from './hub.js';

@@ -20,7 +20,7 @@ import { findExpediente } from '../../domain/services/expediente.js';
 import { TRACKING_MESSAGES } from '../../domain/tracking/messages.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../../limits.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { SOCKET_AUTH_MESSAGES } from '../../realtime/auth.js';
 import { isStorableText } from '../../text.js';
 import type { AppState } from '../context.js';

@@ -4,7 +4,7 @@
  * processes. POST /users/login and the /admin/login form share one counter.
  */
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { whenReady } from '../../queues/redis.js';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../errors.js';

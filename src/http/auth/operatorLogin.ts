@@ -6,7 +6,7 @@
  */
 import type { OperatorUser } from '../../db/entities/index.js';
 import { authenticateOperator } from '../../domain/operators/login.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import type { AppContext } from '../context.js';
 import { openApiDocument } from '../openapi/document.js';
 import { LoginInput } from '../openapi/requests.js';

@@ -11,7 +11,7 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import type { AppState } from '../context.js';
 import { keyError } from '../errors.js';
 

@@ -105,14 +105,15 @@ export const ChatMessageView = named('ChatMessage', {
   },
 } as const satisfies JSONSchema);
 
-const ok = (description: string, data: JSONSchema | null, example: string) => ({
+/** A `{status: true, msg, data?}` answer; `data` is required when it has a schema, so the example carries one (`exampleData`). */
+const ok = (description: string, data: JSONSchema | null, example: string, exampleData?: unknown) => ({
   description,
   schema: {
     type: 'object',
     required: data ? ['status', 'msg', 'data'] : ['status', 'msg'],
     properties: { status: { const: true }, msg, ...(data ? { data } : {}) },
   } as JSONSchema,
-  examples: { ok: { status: true, msg: example } },
+  examples: { ok: { status: true, msg: example, ...(data ? { data: exampleData } : {}) } },
 });
 const refusal = (description: string, examples: Record<string, string>) => ({
   description,
@@ -120,6 +121,33 @@ const refusal = (description: string, examples: Record<string, string>) => ({
   examples: Object.fromEntries(Object.entries(examples).map(([k, m]) => [k, { status: false, msg: m }])),
 });
 const ref = (n: { name: string }): JSONSchema => ({ $ref: `#/components/schemas/${n.name}` }) as JSONSchema;
+/* ----- examples of the answers' data (the shapes followUp() and the chat return) ----- */
+
+const EXAMPLE_SERVICE = {
+  expediente: 'SV-7K3M9Q',
+  codigoServicio: 'SV-7K3M9Q',
+  estado: 'EN_CAMINO',
+  timeline: [
+    { estado: 'ABIERTA', fecha: '2026-11-24T05:00:00.000Z' },
+    { estado: 'ASIGNADA', fecha: '2026-11-24T05:01:10.000Z' },
+    { estado: 'EN_CAMINO', fecha: '2026-11-24T05:04:00.000Z' },
+  ],
+  tecnico: { nombre: 'Carlos Pérez', telefono: '3001234567' },
+  central: { nombre: 'Grúas del Norte' },
+  posicionTecnico: { latitud: 4.6584, longitud: -74.0937, fecha: '2026-11-24T05:10:00.000Z' },
+  etaMinutos: 12,
+  origen: { direccion: 'Calle 100 # 15-20', puntoReferencia: 'Frente al parque', latitud: 4.6868, longitud: -74.0541, ciudad: 'Bogotá', departamento: 'Cundinamarca' },
+  destino: null,
+  encuestaRespondida: false,
+};
+/** The public form drops phones, the surname, addresses and reference points (followUp, D14). */
+const EXAMPLE_PUBLIC_SERVICE = {
+  ...EXAMPLE_SERVICE,
+  tecnico: { nombre: 'Carlos' },
+  origen: { ciudad: 'Bogotá', departamento: 'Cundinamarca' },
+};
+const EXAMPLE_MESSAGE = { id: 42, autor: 'cliente', texto: '¿Cuánto falta para que llegue?', clientId: 'c-1764000000000', enviadoEn: '2026-11-24T05:11:00.000Z', leidoEn: null };
+
 const notFound = refusal('Unknown expediente, or one the caller takes no part in (the same answer)', { notFound: 'EXPEDIENTE NO ENCONTRADO' });
 const invalid = refusal('Invalid body', { invalid: "EL CAMPO 'expediente' ES REQUERIDO" });
 
@@ -163,6 +191,7 @@ export const trackService = operation({
       'The token and the follow-up',
       { type: 'object', required: ['token', 'expiresAt', 'service'], properties: { token: str(128), expiresAt: date, service: ref(TrackedService) } },
       'SEGUIMIENTO DEL SERVICIO',
+      { token: 'q8Zt3xW0bN2m5Ry7Kc1Vd9Lf4Hs6Jp0Ta2Ge8Ui5Xo', expiresAt: '2026-11-25T05:00:00.000Z', service: EXAMPLE_SERVICE },
     ),
     400: invalid,
     401: refusal('A wrong, expired or spent code', { invalid: 'EL CÓDIGO NO ES VÁLIDO O YA EXPIRÓ; SOLICITE UNO NUEVO' }),
@@ -183,7 +212,9 @@ export const trackServicePublic = operation({
   envelope: 'controller',
   input: { schema: TrackingTokenInput, from: 'json' },
   responses: {
-    200: ok('The public follow-up', { type: 'object', required: ['service'], properties: { service: ref(TrackedService) } }, 'SEGUIMIENTO DEL SERVICIO'),
+    200: ok('The public follow-up', { type: 'object', required: ['service'], properties: { service: ref(TrackedService) } }, 'SEGUIMIENTO DEL SERVICIO', {
+      service: EXAMPLE_PUBLIC_SERVICE,
+    }),
     400: invalid,
     401: refusal('Unknown or expired token', { invalid: 'EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ' }),
   },
@@ -230,7 +261,9 @@ export const sendChatMessage = operation({
   pathParams: expedienteParam,
   input: { schema: ChatMessageInput, from: 'json' },
   responses: {
-    200: ok('Sent (or the first message of a repeated clientId)', { type: 'object', required: ['message'], properties: { message: ref(ChatMessageView) } }, 'MENSAJE ENVIADO'),
+    200: ok('Sent (or the first message of a repeated clientId)', { type: 'object', required: ['message'], properties: { message: ref(ChatMessageView) } }, 'MENSAJE ENVIADO', {
+      message: EXAMPLE_MESSAGE,
+    }),
     400: refusal('Invalid body', { texto: "EL CAMPO 'texto' DEBE TENER ENTRE 1 Y 2000 CARACTERES" }),
     ...chatRefusals,
     429: refusal('More than 30 messages in a minute', { tooMany: 'SE ENVIARON DEMASIADOS MENSAJES; ESPERE UN MINUTO' }),
@@ -253,6 +286,7 @@ export const listChatMessages = operation({
       'A page of messages',
       { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref(ChatMessageView) }, hasMore: { type: 'boolean' } } },
       'MENSAJES DEL CHAT',
+      { messages: [EXAMPLE_MESSAGE], hasMore: false },
     ),
     400: refusal('Invalid before or limit', { limit: "EL PARÁMETRO 'limit' DEBE SER UN ENTERO DE 1 A 100" }),
     ...chatRefusals,
@@ -271,7 +305,7 @@ export const markChatRead = operation({
   pathParams: expedienteParam,
   input: { schema: ChatReadInput, from: 'json' },
   responses: {
-    200: ok('Marked', { type: 'object', required: ['unread'], properties: { unread: { type: 'integer' } } }, 'MENSAJES MARCADOS COMO LEÍDOS'),
+    200: ok('Marked', { type: 'object', required: ['unread'], properties: { unread: { type: 'integer' } } }, 'MENSAJES MARCADOS COMO LEÍDOS', { unread: 0 }),
     400: refusal('Invalid hasta', { hasta: "EL CAMPO 'hasta' DEBE SER EL ID DE UN MENSAJE" }),
     ...chatRefusals,
     404: refusal('Unknown expediente, or `hasta` names no message of this chat', { notFound: 'EXPEDIENTE NO ENCONTRADO', unknown: 'EL MENSAJE 99 NO EXISTE EN ESTE CHAT' }),
@@ -293,6 +327,7 @@ export const chatUnread = operation({
       'cliente: what the customer has not read; tecnico: what the technician has not',
       { type: 'object', required: ['cliente', 'tecnico'], properties: { cliente: { type: 'integer' }, tecnico: { type: 'integer' } } },
       'MENSAJES NO LEÍDOS',
+      { cliente: 0, tecnico: 1 },
     ),
     ...chatRefusals,
   },
@@ -323,6 +358,7 @@ export const chatStatistics = operation({
         },
       },
       'ESTADÍSTICAS DEL CHAT',
+      { mensajes: 2, deCliente: 1, deTecnico: 1, primeraRespuestaSegundos: 45, ultimoMensajeEn: '2026-11-24T05:11:45.000Z' },
     ),
     ...chatRefusals,
   },

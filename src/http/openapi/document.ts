@@ -70,6 +70,14 @@ const SECURITY_SCHEMES = {
     name: 'x-signature',
     description: 'D13 integrity: hex HMAC-SHA256 of `<timestamp>.<nonce>.<METHOD>.<path>.<raw body>` with the client application’s shared secret.',
   },
+  // The webhooks' (requests this service sends) security: what the receiver checks (webhooks.ts).
+  receiverApiKey: { type: 'apiKey', in: 'header', name: 'x-apikey', description: 'Webhooks: the receiver’s own API key, sent when its profile has one (spec 6.1).' },
+  receiverSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-signature',
+    description: 'Webhooks: hex HMAC-SHA256 of `<x-timestamp>.<raw body>` with the receiver’s webhook secret, sent (with x-timestamp) when it has one (D5, D17).',
+  },
 } as const;
 
 const AUTH_MESSAGES_EXAMPLES = {

@@ -39,13 +39,58 @@ const acceptance = (description: string, examples: Record<string, string>, ok = 
   schema: AcceptanceAnswer,
   examples: Object.fromEntries(Object.entries(examples).map(([k, m]) => [k, { status: ok, data: m }])),
 });
-const done = (description: string, example: string, extra: Record<string, JSONSchema> = {}) => ({
+/** A `Done` answer; `extra` fields are required, so the example carries a value of each (`extraExample`). */
+const done = (description: string, example: string, extra: Record<string, JSONSchema> = {}, extraExample: Record<string, unknown> = {}) => ({
   description,
   schema: Object.keys(extra).length
     ? ({ allOf: [ref(Done), { type: 'object', required: Object.keys(extra), properties: extra }] } as JSONSchema)
     : Done,
-  examples: { ok: { status: true, msg: example } },
+  examples: { ok: { status: true, msg: example, ...extraExample } },
 });
+const nullable = (s: JSONSchema): JSONSchema => ({ anyOf: [s, { type: 'null' }] }) as JSONSchema;
+const date = str(64, { format: 'date-time' });
+
+/** One stop of a service, as POST /add-address stores and answers it (db Stop). */
+const STOP = {
+  type: 'object',
+  required: ['direccion', 'latitud', 'longitud', 'puntoReferencia', 'ciudad', 'departamento', 'addedAt'],
+  properties: {
+    direccion: nullable(str(500)),
+    latitud: { type: 'number' },
+    longitud: { type: 'number' },
+    puntoReferencia: nullable(str(500)),
+    ciudad: nullable(str(255)),
+    departamento: nullable(str(255)),
+    addedAt: date,
+  },
+} as const satisfies JSONSchema;
+
+/** One recipient of an offer as operators see it (domain/distribution/recipients.ts RecipientView). */
+const RECIPIENT = {
+  type: 'object',
+  required: ['kind', 'channel', 'central', 'technician', 'distanceKm', 'selectedAt', 'sentAt', 'push'],
+  properties: {
+    kind: { enum: ['central', 'technician'] },
+    channel: { enum: ['http', 'none', 'realtime'] },
+    central: { type: 'object', required: ['nit', 'name'], properties: { nit: str(255), name: str(255) } },
+    technician: nullable({ type: 'object', required: ['dni', 'names'], properties: { dni: str(255), names: str(255) } }),
+    distanceKm: { type: ['number', 'null'] },
+    selectedAt: date,
+    sentAt: nullable(date),
+    push: nullable({
+      type: 'object',
+      required: ['state', 'url', 'statusCode', 'latencyMs', 'error'],
+      properties: {
+        state: str(16),
+        url: str(2048),
+        statusCode: { type: ['integer', 'null'] },
+        latencyMs: { type: ['integer', 'null'] },
+        error: nullable(str(4096)),
+      },
+    }),
+  },
+} as const satisfies JSONSchema;
+
 const html = (description: string) => ({ description, contentType: 'text/html' as const });
 const redirect = (description: string) => ({
   description,
@@ -186,7 +231,7 @@ export const confirmAssignment = operation({
   input: { schema: AssignmentInput, from: 'json' },
   failure: 'OCURRIÓ UN ERROR AL PROCESAR LA ASIGNACIÓN DEL SERVICIO',
   responses: {
-    200: done('Assignment confirmed, naming the central', 'SE HA CONFIRMADO LA ASIGNACIÓN DEL SERVICIO A LA CENTRAL Grúas del Norte', { codigoServicio: str(32) }),
+    200: done('Assignment confirmed, naming the central', 'SE HA CONFIRMADO LA ASIGNACIÓN DEL SERVICIO A LA CENTRAL Grúas del Norte', { codigoServicio: str(32) }, { codigoServicio: 'SV-7K3M9Q' }),
     ...operationErrors('OCURRIÓ UN ERROR AL PROCESAR LA ASIGNACIÓN DEL SERVICIO'),
   },
 });
@@ -239,7 +284,7 @@ export const addAddress = operation({
       schema: {
         type: 'object',
         required: ['status', 'msg', 'data'],
-        properties: { status: { const: true }, msg, data: { type: 'object', required: ['stops'], properties: { stops: { type: 'array' } } } },
+        properties: { status: { const: true }, msg, data: { type: 'object', required: ['stops'], properties: { stops: { type: 'array', items: STOP } } } },
       },
       examples: { ok: { status: true, msg: 'SE HA AGREGADO EXITOSAMENTE LA DIRECCIÓN AL SERVICIO', data: { stops: [] } } },
     },
@@ -258,10 +303,12 @@ export const assignDirectly = operation({
   input: { schema: DirectAssignmentInput, from: 'json' },
   failure: 'OCURRIÓ UN ERROR AL PROCESAR LA ASIGNACIÓN DIRECTA DEL SERVICIO',
   responses: {
-    200: done('Assigned', 'SE HA REGISTRADO EXITOSAMENTE LA ASIGNACIÓN DIRECTA DEL SERVICIO A LA CENTRAL Grúas del Norte', {
-      codigoServicio: str(32),
-      codigoSolicitud: str(32),
-    }),
+    200: done(
+      'Assigned',
+      'SE HA REGISTRADO EXITOSAMENTE LA ASIGNACIÓN DIRECTA DEL SERVICIO A LA CENTRAL Grúas del Norte',
+      { codigoServicio: str(32), codigoSolicitud: str(32) },
+      { codigoServicio: 'SV-7K3M9Q', codigoSolicitud: 'SL-4HX2PD' },
+    ),
     ...operationErrors('OCURRIÓ UN ERROR AL PROCESAR LA ASIGNACIÓN DIRECTA DEL SERVICIO'),
   },
 });
@@ -482,7 +529,7 @@ export const listRecipients = operation({
         properties: {
           status: { const: true },
           msg,
-          data: { type: 'object', required: ['uuid', 'estado', 'recipients'], properties: { uuid: str(36), estado: str(20), recipients: { type: 'array' } } },
+          data: { type: 'object', required: ['uuid', 'estado', 'recipients'], properties: { uuid: str(36), estado: str(20), recipients: { type: 'array', items: RECIPIENT } } },
         },
       },
     },

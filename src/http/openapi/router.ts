@@ -10,7 +10,7 @@ import Router from '@koa/router';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { Middleware } from 'koa';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { apiKeyAuth, basicAuth, basicOrJwtAuth, operatorAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';
 import { HttpError, RequestError, controllerError } from '../errors.js';

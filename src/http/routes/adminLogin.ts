@@ -3,7 +3,7 @@
  * (form-encoded) counts against the login limit, sets the httpOnly operator
  * cookie and sends the browser to the queues board.
  */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { operatorLogin, type LoginOutcome } from '../auth/operatorLogin.js';
 import type { AppContext } from '../context.js';
 import { HttpError } from '../errors.js';

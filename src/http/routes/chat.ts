@@ -7,7 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import { assertChatOpen, chatStats, listMessages, markRead, sendMessage, unreadCounts } from '../../domain/chat/chat.js';
 import { TRACKING_MESSAGES as M } from '../../domain/tracking/messages.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { chatCallerOf } from '../auth/chat.js';
 import { chatStatistics, chatUnread, listChatMessages, markChatRead, sendChatMessage } from '../openapi/customer.js';
 import { route, type Route } from '../openapi/router.js';

@@ -1,7 +1,7 @@
 /** GET /webhooks/deliveries (D18): the calling API user's own deliveries and their attempts. */
 import type { ErrorObject } from 'ajv';
 import { receiverDeliveries } from '../../domain/deliveries/log.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { apiUserOf } from '../caller.js';
 import { listWebhookDeliveries } from '../openapi/deliveries.js';
 import { route, type Route } from '../openapi/router.js';

@@ -4,7 +4,7 @@
  * as 4.4 lists them, see openapi/router.ts).
  */
 import { FINALIZE_MESSAGES, finalizeService as finalize, type FinalizeCaller } from '../../domain/offers/operations/finalize.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import type { AppContext } from '../context.js';
 import { finalizeService } from '../openapi/operations.js';
 import { route, type Route } from '../openapi/router.js';

@@ -1,7 +1,7 @@
 /** POST /queries/history and GET /queries/history-options (spec 4.6, 4.7, D7). */
 import { HISTORY_MESSAGES, MAX_PAGE, MAX_PAGE_SIZE, queryHistory as query } from '../../domain/history/history.js';
 import { historyOptions as options } from '../../domain/history/options.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { apiUserOf } from '../caller.js';
 import { historyOptions, queryHistory } from '../openapi/operations.js';
 import { route, type Route } from '../openapi/router.js';

@@ -3,7 +3,7 @@
  * module. Each module binds handlers to the declarations of
  * src/http/openapi/operations.ts, which the OpenAPI document describes.
  */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { docsRoutes } from '../openapi/docs.js';
 import type { Route } from '../openapi/router.js';
 import { BOARD_PATH } from './admin.js';

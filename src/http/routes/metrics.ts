@@ -5,7 +5,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { authenticateOperator } from '../../auth/jwt.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { scrape } from '../../metrics/metrics.js';
 import { OPERATOR_COOKIE } from '../auth/index.js';
 import { systemError } from '../errors.js';

@@ -3,7 +3,7 @@ import { acceptOffer as accept, acceptanceMessage } from '../../domain/offers/ac
 import { RESPONSES_MESSAGES, getOfferResponses as responsesOf } from '../../domain/offers/acceptance/responses.js';
 import { createOffer as create } from '../../domain/offers/create/create.js';
 import { offerErrorMessage } from '../../domain/offers/create/input.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { apiUserOf } from '../caller.js';
 import { acceptOffer, createOffer, getOfferResponses } from '../openapi/operations.js';
 import { Answer, route, type Route } from '../openapi/router.js';

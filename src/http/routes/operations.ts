@@ -7,7 +7,7 @@ import { cancelService as cancel } from '../../domain/offers/operations/cancella
 import { assignDirectly as assign } from '../../domain/offers/operations/directAssignment.js';
 import { addStop } from '../../domain/offers/operations/stops.js';
 import { withdrawOffer as withdraw } from '../../domain/offers/operations/withdrawal.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { apiUserOf } from '../caller.js';
 import { addAddress, assignDirectly, cancelService, confirmAssignment, withdrawOffer } from '../openapi/operations.js';
 import { route, type Route } from '../openapi/router.js';

@@ -1,6 +1,6 @@
 /** PUT /posicion-tecnico {dniTecnico, latitud, longitud, disponible?} (D8): a central reports one of its technicians; envelope {status, data}. */
 import { positionMessage, reportPosition } from '../../geo/positions.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { apiUserOf } from '../caller.js';
 import { updatePosition } from '../openapi/operations.js';
 import { route, type Route } from '../openapi/router.js';

@@ -1,6 +1,6 @@
 /** PUT /estado-servicio (D11): a central reports progress with its API key; envelope {status, data} as PUT /aceptacion. */
 import { progressMessage, reportServiceProgress } from '../../domain/offers/operations/progress.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { apiUserOf } from '../caller.js';
 import { reportProgress } from '../openapi/operations.js';
 import { route, type Route } from '../openapi/router.js';

@@ -1,6 +1,6 @@
 /** GET /admin/offers/:uuid/recipients (operators): who received the offer, when, and how each push went. */
 import { listRecipients as list } from '../../domain/distribution/recipients.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { listRecipients } from '../openapi/operations.js';
 import { route, type Route } from '../openapi/router.js';
 import { recipientsBody } from '../presenters/operators.js';

@@ -11,7 +11,7 @@ import { TRACKING_MESSAGES as M } from '../../domain/tracking/messages.js';
 import { submitSurvey } from '../../domain/tracking/survey.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import { trackingLimiter } from '../auth/trackingLimit.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { answerSurvey, requestTrackingCode, trackService, trackServicePublic } from '../openapi/customer.js';
 import { route, type Route } from '../openapi/router.js';
 

@@ -16,7 +16,7 @@ import { submitSurvey } from '../../domain/tracking/survey.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import type { Offer } from '../../db/entities/index.js';
 import { trackingLimiter } from '../auth/trackingLimit.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { TRACKING_COOKIE } from '../../realtime/auth.js';
 import type { AppContext, AppState } from '../context.js';
 import { errorAnswer } from '../errorMap.js';

@@ -1,6 +1,6 @@
 /** GET /types (spec 4.5): a bare array of service types; a 200 also checks the credentials. */
 import { listServiceTypes as list } from '../../domain/catalog/serviceTypes.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { listServiceTypes } from '../openapi/operations.js';
 import { route, type Route } from '../openapi/router.js';
 

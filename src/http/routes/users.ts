@@ -3,7 +3,7 @@
  * counts against the login limit (spec 8), so the body is validated after
  * counting (operatorLogin, with the document's LoginInput).
  */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { operatorLogin } from '../auth/operatorLogin.js';
 import { login } from '../openapi/operations.js';
 import { route, type Route } from '../openapi/router.js';

@@ -18,7 +18,7 @@ import { OfferResponse, type ApiUser, type Central, type Offer, type Technician 
 import { computeResponseFigures, responseFigures, validCoords, type ResponseFigures } from '../../../geo/figures.js';
 import type { ErrorObject } from 'ajv';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { acceptanceParties } from '../../../db/stores/parties.js';
 import { readAcceptanceFacts, recordOpenResponse, type AcceptanceFactsRow } from '../../../db/stores/responses.js';
 import { checkAcceptance, refusal, type AcceptanceCheckFacts } from './checks.js';

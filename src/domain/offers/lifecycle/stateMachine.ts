@@ -9,21 +9,9 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer } from '../../../db/entities/index.js';
 import { DomainError, type RefusedOperation } from '../../errors.js';
-import type { OfferState } from './states.js';
+import type { OfferState, Trigger } from './states.js';
 
-export type Trigger =
-  | 'oferta'
-  | 'asignacion-directa'
-  | 'evaluacion'
-  | 'aceptacion-propia'
-  | 'aceptacion-tardia'
-  | 'expiracion'
-  | 'asignacion'
-  | 'webhook-rechazado'
-  | 'no-asignacion'
-  | 'cancelacion'
-  | 'progreso'
-  | 'finalize';
+export type { Trigger };
 
 interface Move {
   from: OfferState | null;

@@ -10,7 +10,7 @@
  */
 import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { freeServiceCodes } from '../lifecycle/codes.js';
 import type { Push } from '../lifecycle/moves.js';
 import { draftOffer, type OfferInput } from '../create/input.js';
