@@ -2,6 +2,7 @@
  * Statements on `technician`.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from '../sql.js';
 
 // --- moves ---
 
@@ -18,9 +19,10 @@ export async function releaseTechnicianOfOffer(em: EntityManager, offerUuid: str
 /** D16, set-based: each offer's technician busy with it (one statement for a batch). */
 export async function holdTechniciansForOffers(em: EntityManager, holds: ReadonlyArray<{ offerUuid: string; technicianId: number }>): Promise<void> {
   if (holds.length === 1) return holdTechnicianForOffer(em, holds[0].offerUuid, holds[0].technicianId);
-  await em.execute(
+  await sql(
+    em,
     `update technician t set busy_offer_uuid = h.offer_uuid
-       from jsonb_to_recordset(?::jsonb) as h(offer_uuid uuid, technician_id int) where t.id = h.technician_id`,
+       from jsonb_to_recordset($1::jsonb) as h(offer_uuid uuid, technician_id int) where t.id = h.technician_id`,
     [JSON.stringify(holds.map((h) => ({ offer_uuid: h.offerUuid, technician_id: h.technicianId })))],
   );
 }
@@ -28,5 +30,5 @@ export async function holdTechniciansForOffers(em: EntityManager, holds: Readonl
 /** D16, set-based: the technicians of these ended services freed (one statement for a batch). */
 export async function releaseTechniciansOfOffers(em: EntityManager, offerUuids: readonly string[]): Promise<void> {
   if (offerUuids.length === 1) return releaseTechnicianOfOffer(em, offerUuids[0]);
-  await em.execute(`update technician set busy_offer_uuid = null where busy_offer_uuid = any(?::uuid[])`, [offerUuids]);
+  await sql(em, `update technician set busy_offer_uuid = null where busy_offer_uuid = any($1::uuid[])`, [offerUuids]);
 }
