@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics (D19) from prom-client. Every process (API processes and
  * workers) observes into its own registry and publishes it to Redis every few
- * seconds (one HSET, never per request); a scrape of GET /metrics on any API
+ * seconds (one pipeline with its heartbeat, never per request); a scrape of GET /metrics on any API
  * process merges every live process's figures with prom-client's
  * AggregatorRegistry, and adds what it reads at scrape time: the BullMQ queue
  * depths, the oldest waiting job per queue, Redis's memory (queues.ts) and
