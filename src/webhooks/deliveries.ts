@@ -14,6 +14,7 @@ export {
   loadDelivery,
   unfinishedOf,
   type ClaimedDelivery,
+  type DeliveryRow,
 } from '../db/stores/deliveries.js';
 export { offerStateAndUnfinished } from '../db/stores/offers.js';
 export { attemptDelivery, failAbandoned, profileEndpoint } from './dispatch.js';
