@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { ACCEPTANCE_MESSAGES } from '../../src/domain/offers/acceptance/acceptance.js';
+import { ACCEPTANCE_MESSAGES } from '../../src/api/offers/acceptOffer.js';
 import { OFFER_MESSAGES } from '../../src/domain/offers/create/input.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';

@@ -13,7 +13,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Runtime } from '../../main/runtime.js';
 import type { AppState } from '../context.js';
-import { keyError } from '../errors.js';
+import { keyError } from '../../api/errors.js';
 
 export const INTEGRITY_WINDOW_S = 300;
 export const NONCE_MAX = 128;

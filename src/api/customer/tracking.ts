@@ -1,0 +1,426 @@
+/**
+ * The customer's side (issue 9, D13, D14): tracking and chat, every route
+ * behind the D13 integrity check (`integrity: true`).
+ */
+import type { ErrorObject } from 'ajv';
+import type { JSONSchema } from 'json-schema-to-ts';
+import { assertChatOpen, chatStats, listMessages, markRead, sendMessage, unreadCounts } from '../../domain/chat/chat.js';
+import { DomainError } from '../../domain/errors.js';
+import { requestTrackingCode as requestCode, verifyTrackingCode } from '../../domain/tracking/codes.js';
+import { followUp } from '../../domain/tracking/followUp.js';
+import { TRACKING_MESSAGES as M } from '../../domain/tracking/messages.js';
+import { submitSurvey } from '../../domain/tracking/survey.js';
+import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
+import { trackingAttempt } from './attempts.js';
+import { ControllerError, str } from '../document/components.js';
+import { API, named, operation, type Caller } from '../operation.js';
+
+/** The 400 message naming the first bad field. */
+export function trackingFieldMessage(e: ErrorObject): string {
+  const field = e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : e.instancePath.slice(1);
+  if (field === '') return 'EL CUERPO DE LA SOLICITUD DEBE SER UN OBJETO JSON';
+  if (e.keyword === 'required') return `EL CAMPO '${field}' ES REQUERIDO`;
+  if (field === 'rating') return "EL CAMPO 'rating' DEBE SER UN ENTERO DE 1 A 5";
+  if (e.keyword === 'maxLength') return `EL CAMPO '${field}' EXCEDE LA LONGITUD MÁXIMA DE ${(e.params as { limit: number }).limit} CARACTERES`;
+  return `EL CAMPO '${field}' NO ES VÁLIDO`;
+}
+
+const fieldOf = (e: ErrorObject): string => (e.keyword === 'required' ? (e.params as { missingProperty: string }).missingProperty : e.instancePath.slice(1));
+
+const CHAT_FIELD_MESSAGES: Record<string, string> = {
+  texto: "EL CAMPO 'texto' DEBE TENER ENTRE 1 Y 2000 CARACTERES Y NO ESTAR EN BLANCO",
+  clientId: "EL CAMPO 'clientId' DEBE SER UN TEXTO DE HASTA 64 CARACTERES",
+  before: "EL PARÁMETRO 'before' DEBE SER EL ID DE UN MENSAJE",
+  limit: "EL PARÁMETRO 'limit' DEBE SER UN ENTERO DE 1 A 100",
+  hasta: "EL CAMPO 'hasta' DEBE SER EL ID DE UN MENSAJE",
+};
+
+const chatInvalid = { message: (e: ErrorObject) => CHAT_FIELD_MESSAGES[fieldOf(e)] ?? 'EL CUERPO DE LA SOLICITUD DEBE SER UN OBJETO JSON' };
+
+/** The chat's service and viewer, from the chat authentication (D14). */
+function chatOf(caller: Caller): NonNullable<Caller['chat']> {
+  if (!caller.chat) throw new Error('chat operation without chat authentication');
+  return caller.chat;
+}
+
+const msg = str(2000);
+const date = str(64, { format: 'date-time' });
+const expedienteParam = { expediente: { description: 'the service: its codigoServicio (SV-XXXXXX) or its offer uuid', maxLength: 64 } };
+
+/* ----- request bodies ----- */
+
+export const TrackingCodeInput = named('TrackingCodeInput', {
+  type: 'object',
+  required: ['expediente', 'telefono'],
+  properties: { expediente: str(64, { minLength: 1 }), telefono: str(32, { minLength: 1 }) },
+} as const);
+export const TrackingTrackInput = named('TrackingTrackInput', {
+  type: 'object',
+  required: ['expediente', 'code'],
+  properties: { expediente: str(64, { minLength: 1 }), code: str(16, { minLength: 1 }) },
+} as const);
+export const TrackingTokenInput = named('TrackingTokenInput', {
+  type: 'object',
+  required: ['token'],
+  properties: { token: str(128, { minLength: 1 }) },
+} as const);
+export const SurveyInput = named('SurveyInput', {
+  type: 'object',
+  required: ['token', 'rating'],
+  properties: {
+    token: str(128, { minLength: 1 }),
+    rating: { type: 'integer', minimum: 1, maximum: 5 },
+    comment: { type: ['string', 'null'], maxLength: 1000 },
+  },
+} as const);
+export const ChatMessageInput = named('ChatMessageInput', {
+  type: 'object',
+  required: ['texto'],
+  properties: { texto: { type: 'string', minLength: 1, maxLength: 2000, pattern: '\\S' }, clientId: { type: ['string', 'null'], maxLength: 64 } },
+} as const);
+export const ChatPageInput = named('ChatPageInput', {
+  type: 'object',
+  properties: { before: str(18, { pattern: '^[0-9]{1,18}$' }), limit: str(3, { pattern: '^(?:[1-9][0-9]?|100)$' }) },
+} as const);
+export const ChatReadInput = named('ChatReadInput', {
+  type: 'object',
+  properties: { hasta: { type: ['integer', 'null'], minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
+} as const);
+
+/* ----- answers ----- */
+
+const place = {
+  type: 'object',
+  properties: {
+    direccion: { type: ['string', 'null'], maxLength: 500 },
+    puntoReferencia: { type: ['string', 'null'], maxLength: 500 },
+    latitud: { type: ['number', 'null'] },
+    longitud: { type: ['number', 'null'] },
+    ciudad: { type: ['string', 'null'], maxLength: 255 },
+    departamento: { type: ['string', 'null'], maxLength: 255 },
+  },
+} as const;
+
+export const TrackedService = named('TrackedService', {
+  type: 'object',
+  required: ['expediente', 'estado', 'timeline', 'tecnico', 'central', 'posicionTecnico', 'etaMinutos', 'origen', 'destino', 'encuestaRespondida'],
+  properties: {
+    expediente: str(64),
+    codigoServicio: { type: ['string', 'null'], maxLength: 32 },
+    estado: str(32),
+    timeline: { type: 'array', items: { type: 'object', required: ['estado', 'fecha'], properties: { estado: str(32), fecha: date } } },
+    tecnico: {
+      type: ['object', 'null'],
+      required: ['nombre'],
+      properties: { nombre: str(255), telefono: { type: ['string', 'null'], maxLength: 64 } },
+    },
+    central: { type: ['object', 'null'], required: ['nombre'], properties: { nombre: str(255) } },
+    posicionTecnico: {
+      type: ['object', 'null'],
+      required: ['latitud', 'longitud'],
+      properties: { latitud: { type: 'number' }, longitud: { type: 'number' }, fecha: { type: ['string', 'null'], maxLength: 64 } },
+    },
+    etaMinutos: { type: ['integer', 'null'] },
+    origen: place,
+    destino: { anyOf: [{ type: 'null' }, place] },
+    encuestaRespondida: { type: 'boolean' },
+  },
+} as const satisfies JSONSchema);
+
+export const ChatMessageView = named('ChatMessage', {
+  type: 'object',
+  required: ['id', 'autor', 'texto', 'clientId', 'enviadoEn', 'leidoEn'],
+  properties: {
+    id: { type: 'integer' },
+    autor: { enum: ['cliente', 'tecnico'] },
+    texto: str(2000),
+    clientId: { type: ['string', 'null'], maxLength: 64 },
+    enviadoEn: date,
+    leidoEn: { type: ['string', 'null'], maxLength: 64 },
+  },
+} as const satisfies JSONSchema);
+
+const ok = (description: string, data: JSONSchema | null, example: string) => ({
+  description,
+  schema: {
+    type: 'object',
+    required: data ? ['status', 'msg', 'data'] : ['status', 'msg'],
+    properties: { status: { const: true }, msg, ...(data ? { data } : {}) },
+  } as JSONSchema,
+  examples: { ok: { status: true, msg: example } },
+});
+const refusal = (description: string, examples: Record<string, string>) => ({
+  description,
+  schema: ControllerError,
+  examples: Object.fromEntries(Object.entries(examples).map(([k, m]) => [k, { status: false, msg: m }])),
+});
+const ref = (n: { name: string }): JSONSchema => ({ $ref: `#/components/schemas/${n.name}` }) as JSONSchema;
+const notFound = refusal('Unknown expediente, or one the caller takes no part in (the same answer)', { notFound: 'EXPEDIENTE NO ENCONTRADO' });
+const invalidBody = refusal('Invalid body', { invalid: "EL CAMPO 'expediente' ES REQUERIDO" });
+
+/* ----- tracking (D14) ----- */
+
+export const requestTrackingCode = operation({
+  method: 'post',
+  path: `${API}/tracking/requestCode`,
+  operationId: 'requestTrackingCode',
+  summary: 'Ask for a tracking code by SMS (D14, D16)',
+  description:
+    'The same 200 whether or not the phone matches the service; a code goes out only when it does. At most 3 requests per expediente in 10 minutes, and TRACKING_LIMIT_IP (30) code requests and checks per client in TRACKING_LIMIT_WINDOW_S (600 s).',
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: TrackingCodeInput, from: 'json' },
+  responses: {
+    200: ok('Requested (sent only when the phone matches)', null, 'SI LOS DATOS CORRESPONDEN A UN SERVICIO, RECIBIRÁ UN CÓDIGO POR SMS EN EL TELÉFONO REGISTRADO'),
+    400: invalidBody,
+    429: refusal('More than 3 requests for this expediente in 10 minutes, or more than TRACKING_LIMIT_IP code requests and checks from this client in TRACKING_LIMIT_WINDOW_S (with Retry-After)', {
+      tooMany: 'SE HAN SOLICITADO DEMASIADOS CÓDIGOS PARA ESTE EXPEDIENTE; INTENTE DE NUEVO EN 10 MINUTOS',
+      tooManyFromClient: 'DEMASIADAS SOLICITUDES DE SEGUIMIENTO DESDE ESTA CONEXIÓN; INTENTE DE NUEVO MÁS TARDE',
+    }),
+  },
+  invalid: { message: trackingFieldMessage },
+  handle: async (rt, caller, input) => {
+    await trackingAttempt(rt, caller.ip ?? '');
+    await requestCode(rt, input);
+    return { status: true, msg: M.codeRequested };
+  },
+});
+
+export const trackService = operation({
+  method: 'post',
+  path: `${API}/tracking/track`,
+  operationId: 'trackService',
+  summary: 'Trade the SMS code for a tracking token and the follow-up (D14)',
+  description: 'Counts against the client’s TRACKING_LIMIT_IP code requests and checks in TRACKING_LIMIT_WINDOW_S, as requestCode does.',
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: TrackingTrackInput, from: 'json' },
+  responses: {
+    200: ok(
+      'The token and the follow-up',
+      { type: 'object', required: ['token', 'expiresAt', 'service'], properties: { token: str(128), expiresAt: date, service: ref(TrackedService) } },
+      'SEGUIMIENTO DEL SERVICIO',
+    ),
+    400: invalidBody,
+    401: refusal('A wrong, expired or spent code', { invalid: 'EL CÓDIGO NO ES VÁLIDO O YA EXPIRÓ; SOLICITE UNO NUEVO' }),
+    429: refusal('More than TRACKING_LIMIT_IP code requests and checks from this client in TRACKING_LIMIT_WINDOW_S (with Retry-After)', {
+      tooManyFromClient: 'DEMASIADAS SOLICITUDES DE SEGUIMIENTO DESDE ESTA CONEXIÓN; INTENTE DE NUEVO MÁS TARDE',
+    }),
+  },
+  invalid: { message: trackingFieldMessage },
+  handle: async (rt, caller, input) => {
+    await trackingAttempt(rt, caller.ip ?? '');
+    const s = await verifyTrackingCode(rt, input);
+    return { status: true, msg: M.tracked, data: { token: s.token, expiresAt: s.expiresAt.toISOString(), service: s.service } };
+  },
+});
+
+export const trackServicePublic = operation({
+  method: 'post',
+  path: `${API}/tracking/track/public`,
+  operationId: 'trackServicePublic',
+  summary: 'The follow-up without personal data (D14)',
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: TrackingTokenInput, from: 'json' },
+  responses: {
+    200: ok('The public follow-up', { type: 'object', required: ['service'], properties: { service: ref(TrackedService) } }, 'SEGUIMIENTO DEL SERVICIO'),
+    400: invalidBody,
+    401: refusal('Unknown or expired token', { invalid: 'EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ' }),
+  },
+  invalid: { message: trackingFieldMessage },
+  handle: async (rt, _caller, input) => {
+    const em = rt.orm.em.fork();
+    const session = await resolveTrackingToken(em, input.token);
+    if (!session) throw new DomainError('tracking.token-invalid');
+    return { status: true, msg: M.tracked, data: { service: await followUp(em, session.offer, { public: true, averageSpeedKmh: rt.config.averageSpeedKmh }) } };
+  },
+});
+
+export const answerSurvey = operation({
+  method: 'post',
+  path: `${API}/tracking/surveyresponse`,
+  operationId: 'answerSurvey',
+  summary: 'The customer rates the finished service, once (D14)',
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: SurveyInput, from: 'json' },
+  responses: {
+    200: ok('Recorded', null, 'GRACIAS POR RESPONDER LA ENCUESTA'),
+    400: refusal('Invalid body', { rating: "EL CAMPO 'rating' DEBE SER UN ENTERO DE 1 A 5" }),
+    401: refusal('Unknown or expired token', { invalid: 'EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ' }),
+    403: refusal('The service is not finished', { notFinished: 'LA ENCUESTA SE PUEDE RESPONDER CUANDO EL SERVICIO ESTÉ FINALIZADO (ESTADO ACTUAL: EN_CAMINO)' }),
+    409: refusal('Already answered', { twice: 'LA ENCUESTA DE ESTE SERVICIO YA FUE RESPONDIDA' }),
+  },
+  invalid: { message: trackingFieldMessage },
+  handle: async (rt, _caller, input) => {
+    await submitSurvey(rt, input);
+    return { status: true, msg: M.surveyThanks };
+  },
+});
+
+/* ----- chat (D14) ----- */
+
+const chatRefusals = {
+  403: refusal('Closed (before ASIGNADA, or 24 h after the end), or read-only for the caller', {
+    notAssigned: 'EL CHAT SE ABRE CUANDO EL SERVICIO ESTÁ ASIGNADO (ESTADO ACTUAL: ABIERTA)',
+    readOnly: 'EL GENERADOR Y LOS OPERADORES SOLO PUEDEN LEER ESTE CHAT',
+  }),
+  404: notFound,
+};
+
+export const sendChatMessage = operation({
+  method: 'post',
+  path: `${API}/chat/{expediente}/messages`,
+  operationId: 'sendChatMessage',
+  summary: 'Send a chat message (customer or assigned technician)',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  input: { schema: ChatMessageInput, from: 'json' },
+  responses: {
+    200: ok('Sent (or the first message of a repeated clientId)', { type: 'object', required: ['message'], properties: { message: ref(ChatMessageView) } }, 'MENSAJE ENVIADO'),
+    400: refusal('Invalid body', { texto: "EL CAMPO 'texto' DEBE TENER ENTRE 1 Y 2000 CARACTERES" }),
+    ...chatRefusals,
+    429: refusal('More than 30 messages in a minute', { tooMany: 'SE ENVIARON DEMASIADOS MENSAJES; ESPERE UN MINUTO' }),
+  },
+  invalid: chatInvalid,
+  handle: async (rt, caller, input) => {
+    const { offer, viewer } = chatOf(caller);
+    return { status: true, msg: M.chatSent, data: { message: await sendMessage(rt, offer, viewer, input) } };
+  },
+});
+
+export const listChatMessages = operation({
+  method: 'get',
+  path: `${API}/chat/{expediente}/messages`,
+  operationId: 'listChatMessages',
+  summary: 'Chat history, newest page first; `before` pages back (oldest first within a page)',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  input: { schema: ChatPageInput, from: 'jsonOrQuery' },
+  responses: {
+    200: ok(
+      'A page of messages',
+      { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref(ChatMessageView) }, hasMore: { type: 'boolean' } } },
+      'MENSAJES DEL CHAT',
+    ),
+    400: refusal('Invalid before or limit', { limit: "EL PARÁMETRO 'limit' DEBE SER UN ENTERO DE 1 A 100" }),
+    ...chatRefusals,
+  },
+  invalid: chatInvalid,
+  handle: async (rt, caller, input) => {
+    const { offer, viewer } = chatOf(caller);
+    if (viewer.kind === 'cliente' || viewer.kind === 'tecnico') {
+      // the customer and the technician read while they may write, and 24 h after the end
+      await assertChatOpen(rt.orm.em.fork(), offer);
+    }
+    const page = { before: input.before === undefined ? undefined : Number(input.before), limit: input.limit === undefined ? 20 : Number(input.limit) };
+    return { status: true, msg: M.chatHistory, data: await listMessages(rt.orm.em.fork(), offer, page) };
+  },
+});
+
+export const markChatRead = operation({
+  method: 'put',
+  path: `${API}/chat/{expediente}/read`,
+  operationId: 'markChatRead',
+  summary: 'Mark the other side’s messages read, up to `hasta` (default: all)',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  input: { schema: ChatReadInput, from: 'json' },
+  responses: {
+    200: ok('Marked', { type: 'object', required: ['unread'], properties: { unread: { type: 'integer' } } }, 'MENSAJES MARCADOS COMO LEÍDOS'),
+    400: refusal('Invalid hasta', { hasta: "EL CAMPO 'hasta' DEBE SER EL ID DE UN MENSAJE" }),
+    ...chatRefusals,
+    404: refusal('Unknown expediente, or `hasta` names no message of this chat', { notFound: 'EXPEDIENTE NO ENCONTRADO', unknown: 'EL MENSAJE 99 NO EXISTE EN ESTE CHAT' }),
+  },
+  invalid: chatInvalid,
+  handle: async (rt, caller, input) => {
+    const { offer, viewer } = chatOf(caller);
+    return { status: true, msg: M.chatRead, data: await markRead(rt, offer, viewer, input.hasta ?? undefined) };
+  },
+});
+
+export const chatUnread = operation({
+  method: 'get',
+  path: `${API}/chat/{expediente}/unread`,
+  operationId: 'chatUnread',
+  summary: 'Unread counters of both sides',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  responses: {
+    200: ok(
+      'cliente: what the customer has not read; tecnico: what the technician has not',
+      { type: 'object', required: ['cliente', 'tecnico'], properties: { cliente: { type: 'integer' }, tecnico: { type: 'integer' } } },
+      'MENSAJES NO LEÍDOS',
+    ),
+    ...chatRefusals,
+  },
+  handle: async (rt, caller) => ({ status: true, msg: M.chatUnread, data: await unreadCounts(rt.orm.em.fork(), chatOf(caller).offer) }),
+});
+
+export const chatStatistics = operation({
+  method: 'get',
+  path: `${API}/chat/{expediente}/stats`,
+  operationId: 'chatStatistics',
+  summary: 'Chat statistics: counts, first response time, last message',
+  tag: 'Chat',
+  auth: 'chat',
+  integrity: true,
+  envelope: 'controller',
+  pathParams: expedienteParam,
+  responses: {
+    200: ok(
+      'The statistics',
+      {
+        type: 'object',
+        required: ['mensajes', 'deCliente', 'deTecnico', 'primeraRespuestaSegundos', 'ultimoMensajeEn'],
+        properties: {
+          mensajes: { type: 'integer' },
+          deCliente: { type: 'integer' },
+          deTecnico: { type: 'integer' },
+          primeraRespuestaSegundos: { type: ['integer', 'null'] },
+          ultimoMensajeEn: { type: ['string', 'null'], maxLength: 64 },
+        },
+      },
+      'ESTADÍSTICAS DEL CHAT',
+    ),
+    ...chatRefusals,
+  },
+  handle: async (rt, caller) => ({ status: true, msg: M.chatStats, data: await chatStats(rt.orm.em.fork(), chatOf(caller).offer) }),
+});
+
+/** Answer schemas referenced by name from the operations above (collected into the document's components). */
+export const CUSTOMER_SCHEMAS = [TrackedService, ChatMessageView];
+
+export const CUSTOMER_OPERATIONS = [
+  requestTrackingCode,
+  trackService,
+  trackServicePublic,
+  answerSurvey,
+  sendChatMessage,
+  listChatMessages,
+  markChatRead,
+  chatUnread,
+  chatStatistics,
+] as const;
+
