@@ -88,6 +88,19 @@ export function dataError(status: number, data: unknown): HttpError {
   return new HttpError(status, { status: false, data });
 }
 
+/** D13: the answers of the integrity check (chat and tracking), before the operation runs. */
+export const INTEGRITY_MESSAGES = {
+  missing: 'FALTAN LOS ENCABEZADOS DE INTEGRIDAD (x-timestamp, x-nonce, x-signature)',
+  badTimestamp: "EL ENCABEZADO 'x-timestamp' DEBE SER UNA HORA UNIX EN SEGUNDOS",
+  outOfWindow: 'LA SOLICITUD ESTÁ FUERA DE LA VENTANA DE 300 SEGUNDOS; REVISE EL RELOJ DEL CLIENTE',
+  badNonce: "EL ENCABEZADO 'x-nonce' DEBE TENER ENTRE 1 Y 128 CARACTERES VISIBLES",
+  badSignature: 'LA FIRMA DE INTEGRIDAD NO ES VÁLIDA',
+  replayed: 'ESTA SOLICITUD YA FUE RECIBIDA (NONCE REPETIDO)',
+} as const;
+
+/** An operator page or operation reached without an operator's session (D15). */
+export const OPERATOR_LOGIN_REQUIRED = 'Inicie sesión como operador para ver esta página.';
+
 export const MESSAGES = {
   internal: 'Error interno del servidor',
   badTarget: 'La ruta de la solicitud no es válida.',

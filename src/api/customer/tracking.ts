@@ -35,6 +35,10 @@ const CHAT_FIELD_MESSAGES: Record<string, string> = {
   hasta: "EL CAMPO 'hasta' DEBE SER EL ID DE UN MENSAJE",
 };
 
+/** A failure of ajv's shape, for the examples of the wording above. */
+const requiredError = (field: string) => ({ keyword: 'required', params: { missingProperty: field }, instancePath: '' }) as unknown as ErrorObject;
+const fieldError = (field: string) => ({ keyword: 'minimum', params: {}, instancePath: `/${field}` }) as unknown as ErrorObject;
+
 const chatInvalid = { message: (e: ErrorObject) => CHAT_FIELD_MESSAGES[fieldOf(e)] ?? 'EL CUERPO DE LA SOLICITUD DEBE SER UN OBJETO JSON' };
 
 /** The chat's service and viewer, from the chat authentication (D14). */
@@ -155,8 +159,8 @@ const refusal = (description: string, examples: Record<string, string>) => ({
   examples: Object.fromEntries(Object.entries(examples).map(([k, m]) => [k, { status: false, msg: m }])),
 });
 const ref = (n: { name: string }): JSONSchema => ({ $ref: `#/components/schemas/${n.name}` }) as JSONSchema;
-const notFound = refusal('Unknown expediente, or one the caller takes no part in (the same answer)', { notFound: 'EXPEDIENTE NO ENCONTRADO' });
-const invalidBody = refusal('Invalid body', { invalid: "EL CAMPO 'expediente' ES REQUERIDO" });
+const notFound = refusal('Unknown expediente, or one the caller takes no part in (the same answer)', { notFound: M.notFound });
+const invalidBody = refusal('Invalid body', { invalid: trackingFieldMessage(requiredError('expediente')) });
 
 /* ----- tracking (D14) ----- */
 
@@ -173,11 +177,11 @@ export const requestTrackingCode = operation({
   envelope: 'controller',
   input: { schema: TrackingCodeInput, from: 'json' },
   responses: {
-    200: ok('Requested (sent only when the phone matches)', null, 'SI LOS DATOS CORRESPONDEN A UN SERVICIO, RECIBIRÁ UN CÓDIGO POR SMS EN EL TELÉFONO REGISTRADO'),
+    200: ok('Requested (sent only when the phone matches)', null, M.codeRequested),
     400: invalidBody,
     429: refusal('More than 3 requests for this expediente in 10 minutes, or more than TRACKING_LIMIT_IP code requests and checks from this client in TRACKING_LIMIT_WINDOW_S (with Retry-After)', {
-      tooMany: 'SE HAN SOLICITADO DEMASIADOS CÓDIGOS PARA ESTE EXPEDIENTE; INTENTE DE NUEVO EN 10 MINUTOS',
-      tooManyFromClient: 'DEMASIADAS SOLICITUDES DE SEGUIMIENTO DESDE ESTA CONEXIÓN; INTENTE DE NUEVO MÁS TARDE',
+      tooMany: M.tooManyCodes,
+      tooManyFromClient: M.tooManyAttempts,
     }),
   },
   invalid: { message: trackingFieldMessage },
@@ -203,12 +207,12 @@ export const trackService = operation({
     200: ok(
       'The token and the follow-up',
       { type: 'object', required: ['token', 'expiresAt', 'service'], properties: { token: str(128), expiresAt: date, service: ref(TrackedService) } },
-      'SEGUIMIENTO DEL SERVICIO',
+      M.tracked,
     ),
     400: invalidBody,
-    401: refusal('A wrong, expired or spent code', { invalid: 'EL CÓDIGO NO ES VÁLIDO O YA EXPIRÓ; SOLICITE UNO NUEVO' }),
+    401: refusal('A wrong, expired or spent code', { invalid: M.codeInvalid }),
     429: refusal('More than TRACKING_LIMIT_IP code requests and checks from this client in TRACKING_LIMIT_WINDOW_S (with Retry-After)', {
-      tooManyFromClient: 'DEMASIADAS SOLICITUDES DE SEGUIMIENTO DESDE ESTA CONEXIÓN; INTENTE DE NUEVO MÁS TARDE',
+      tooManyFromClient: M.tooManyAttempts,
     }),
   },
   invalid: { message: trackingFieldMessage },
@@ -230,9 +234,9 @@ export const trackServicePublic = operation({
   envelope: 'controller',
   input: { schema: TrackingTokenInput, from: 'json' },
   responses: {
-    200: ok('The public follow-up', { type: 'object', required: ['service'], properties: { service: ref(TrackedService) } }, 'SEGUIMIENTO DEL SERVICIO'),
+    200: ok('The public follow-up', { type: 'object', required: ['service'], properties: { service: ref(TrackedService) } }, M.tracked),
     400: invalidBody,
-    401: refusal('Unknown or expired token', { invalid: 'EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ' }),
+    401: refusal('Unknown or expired token', { invalid: M.tokenInvalid }),
   },
   invalid: { message: trackingFieldMessage },
   handle: async (rt, _caller, input) => {
@@ -254,11 +258,11 @@ export const answerSurvey = operation({
   envelope: 'controller',
   input: { schema: SurveyInput, from: 'json' },
   responses: {
-    200: ok('Recorded', null, 'GRACIAS POR RESPONDER LA ENCUESTA'),
-    400: refusal('Invalid body', { rating: "EL CAMPO 'rating' DEBE SER UN ENTERO DE 1 A 5" }),
-    401: refusal('Unknown or expired token', { invalid: 'EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ' }),
-    403: refusal('The service is not finished', { notFinished: 'LA ENCUESTA SE PUEDE RESPONDER CUANDO EL SERVICIO ESTÉ FINALIZADO (ESTADO ACTUAL: EN_CAMINO)' }),
-    409: refusal('Already answered', { twice: 'LA ENCUESTA DE ESTE SERVICIO YA FUE RESPONDIDA' }),
+    200: ok('Recorded', null, M.surveyThanks),
+    400: refusal('Invalid body', { rating: trackingFieldMessage(fieldError('rating')) }),
+    401: refusal('Unknown or expired token', { invalid: M.tokenInvalid }),
+    403: refusal('The service is not finished', { notFinished: M.surveyNotFinished('EN_CAMINO') }),
+    409: refusal('Already answered', { twice: M.surveyTwice }),
   },
   invalid: { message: trackingFieldMessage },
   handle: async (rt, _caller, input) => {
@@ -271,8 +275,8 @@ export const answerSurvey = operation({
 
 const chatRefusals = {
   403: refusal('Closed (before ASIGNADA, or 24 h after the end), or read-only for the caller', {
-    notAssigned: 'EL CHAT SE ABRE CUANDO EL SERVICIO ESTÁ ASIGNADO (ESTADO ACTUAL: ABIERTA)',
-    readOnly: 'EL GENERADOR Y LOS OPERADORES SOLO PUEDEN LEER ESTE CHAT',
+    notAssigned: M.chatNotAssigned('ABIERTA'),
+    readOnly: M.chatReadOnly,
   }),
   404: notFound,
 };
@@ -289,10 +293,10 @@ export const sendChatMessage = operation({
   pathParams: expedienteParam,
   input: { schema: ChatMessageInput, from: 'json' },
   responses: {
-    200: ok('Sent (or the first message of a repeated clientId)', { type: 'object', required: ['message'], properties: { message: ref(ChatMessageView) } }, 'MENSAJE ENVIADO'),
-    400: refusal('Invalid body', { texto: "EL CAMPO 'texto' DEBE TENER ENTRE 1 Y 2000 CARACTERES" }),
+    200: ok('Sent (or the first message of a repeated clientId)', { type: 'object', required: ['message'], properties: { message: ref(ChatMessageView) } }, M.chatSent),
+    400: refusal('Invalid body', { texto: CHAT_FIELD_MESSAGES.texto }),
     ...chatRefusals,
-    429: refusal('More than 30 messages in a minute', { tooMany: 'SE ENVIARON DEMASIADOS MENSAJES; ESPERE UN MINUTO' }),
+    429: refusal('More than 30 messages in a minute', { tooMany: M.chatTooMany }),
   },
   invalid: chatInvalid,
   handle: async (rt, caller, input) => {
@@ -316,9 +320,9 @@ export const listChatMessages = operation({
     200: ok(
       'A page of messages',
       { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref(ChatMessageView) }, hasMore: { type: 'boolean' } } },
-      'MENSAJES DEL CHAT',
+      M.chatHistory,
     ),
-    400: refusal('Invalid before or limit', { limit: "EL PARÁMETRO 'limit' DEBE SER UN ENTERO DE 1 A 100" }),
+    400: refusal('Invalid before or limit', { limit: CHAT_FIELD_MESSAGES.limit }),
     ...chatRefusals,
   },
   invalid: chatInvalid,
@@ -345,10 +349,10 @@ export const markChatRead = operation({
   pathParams: expedienteParam,
   input: { schema: ChatReadInput, from: 'json' },
   responses: {
-    200: ok('Marked', { type: 'object', required: ['unread'], properties: { unread: { type: 'integer' } } }, 'MENSAJES MARCADOS COMO LEÍDOS'),
-    400: refusal('Invalid hasta', { hasta: "EL CAMPO 'hasta' DEBE SER EL ID DE UN MENSAJE" }),
+    200: ok('Marked', { type: 'object', required: ['unread'], properties: { unread: { type: 'integer' } } }, M.chatRead),
+    400: refusal('Invalid hasta', { hasta: CHAT_FIELD_MESSAGES.hasta }),
     ...chatRefusals,
-    404: refusal('Unknown expediente, or `hasta` names no message of this chat', { notFound: 'EXPEDIENTE NO ENCONTRADO', unknown: 'EL MENSAJE 99 NO EXISTE EN ESTE CHAT' }),
+    404: refusal('Unknown expediente, or `hasta` names no message of this chat', { notFound: M.notFound, unknown: M.chatUnknownMessage('99') }),
   },
   invalid: chatInvalid,
   handle: async (rt, caller, input) => {
@@ -371,7 +375,7 @@ export const chatUnread = operation({
     200: ok(
       'cliente: what the customer has not read; tecnico: what the technician has not',
       { type: 'object', required: ['cliente', 'tecnico'], properties: { cliente: { type: 'integer' }, tecnico: { type: 'integer' } } },
-      'MENSAJES NO LEÍDOS',
+      M.chatUnread,
     ),
     ...chatRefusals,
   },
@@ -402,7 +406,7 @@ export const chatStatistics = operation({
           ultimoMensajeEn: { type: ['string', 'null'], maxLength: 64 },
         },
       },
-      'ESTADÍSTICAS DEL CHAT',
+      M.chatStats,
     ),
     ...chatRefusals,
   },

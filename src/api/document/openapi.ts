@@ -5,6 +5,9 @@
  * GET /api/v3/openapi.json; request validation compiles its schemas.
  */
 import type { JSONSchema } from 'json-schema-to-ts';
+import { AUTH_MESSAGES } from '../../auth/credentials.js';
+import { TRACKING_MESSAGES } from '../../domain/tracking/messages.js';
+import { INTEGRITY_MESSAGES, MESSAGES, OPERATOR_LOGIN_REQUIRED } from '../errors.js';
 import { CUSTOMER_SCHEMAS } from '../customer/tracking.js';
 import { DELIVERY_SCHEMAS } from '../deliveries/deliveries.js';
 import { API, type Auth, type Named, type OperationDecl, type ResponseDecl } from '../operation.js';
@@ -73,13 +76,11 @@ const SECURITY_SCHEMES = {
 } as const;
 
 const AUTH_MESSAGES_EXAMPLES = {
-  basic401: ['No se han brindado las credenciales de acceso.', 'Las credenciales de acceso no son correctas.'],
-  basic403: ["El estado del usuario de API es 'INACTIVO'.", 'No tiene permiso de acceso a este endpoint.'],
-  key401: ['No se ha brindado la clave de acceso.', 'La clave de acceso no es correcta.'],
-  key403: [
-    'La solicitud no puede ser completada, debido a que no tiene permiso de acceso a este endpoint. Por favor, comuníquese con el administrador de la API.',
-  ],
-  key500: ['Error interno en la validación de la clave de acceso.'],
+  basic401: [AUTH_MESSAGES.basicMissing, AUTH_MESSAGES.basicInvalid],
+  basic403: [AUTH_MESSAGES.basicInactive, AUTH_MESSAGES.basicForbidden],
+  key401: [AUTH_MESSAGES.keyMissing, AUTH_MESSAGES.keyInvalid],
+  key403: [AUTH_MESSAGES.keyForbidden],
+  key500: [AUTH_MESSAGES.keyInternal],
 };
 
 const systemExamples = (messages: string[]) =>
@@ -91,17 +92,17 @@ const sys = (description: string, messages: string[] = []): ResponseDecl => ({ d
 /** The answers every route of a kind shares: the edge's (body parsing, timeout, crash) and its authentication's. */
 export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl> {
   const out: Record<number, ResponseDecl> = {
-    408: sys('The request exceeded the timeout (spec 8)', ['La petición ha excedido el tiempo de espera']),
-    500: sys('Unhandled error', ['Error interno del servidor']),
+    408: sys('The request exceeded the timeout (spec 8)', [MESSAGES.timeout]),
+    500: sys('Unhandled error', [MESSAGES.internal]),
   };
   const parsesBody = (op.path.startsWith(`${API}/`) && op.envelope !== 'html' && !DOCUMENT_PATHS.has(op.path)) || op.input?.from === 'form';
   if (parsesBody) {
-    out[400] = { description: 'The body cannot be read (not valid JSON)', schema: ControllerError, examples: { malformed: { status: false, msg: 'EL CUERPO DE LA SOLICITUD NO ES UN JSON VÁLIDO' } } };
-    out[413] = sys('The body exceeds the size limit', ['El cuerpo de la solicitud excede el tamaño permitido']);
+    out[400] = { description: 'The body cannot be read (not valid JSON)', schema: ControllerError, examples: { malformed: { status: false, msg: MESSAGES.malformedJson } } };
+    out[413] = sys('The body exceeds the size limit', [MESSAGES.bodyTooLarge]);
     out[415] = {
       description: 'The body is not JSON, or its encoding is not supported',
       schema: ControllerError,
-      examples: { notJson: { status: false, msg: 'EL CUERPO DE LA SOLICITUD DEBE SER JSON (Content-Type: application/json)' } },
+      examples: { notJson: { status: false, msg: MESSAGES.unsupportedMediaType } },
     };
   }
   /** A second body a status may come with (the first one's or this one). */
@@ -113,24 +114,24 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
   };
   switch (op.auth) {
     case 'basic':
-      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', ['Las credenciales de acceso contienen caracteres no permitidos.']));
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
       out[401] = sys('Basic credentials missing or wrong (spec 5.1)', AUTH_MESSAGES_EXAMPLES.basic401);
       out[403] = sys('API user inactive, or the endpoint is not enabled for it (spec 5.1)', AUTH_MESSAGES_EXAMPLES.basic403);
       out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(RateLimited)] } };
       break;
     case 'apiKey':
-      alternative(400, { description: 'A key or x-dni-tecnico with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples(['La clave de acceso contiene caracteres no permitidos.']) });
+      alternative(400, { description: 'A key or x-dni-tecnico with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples([AUTH_MESSAGES.keyUnstorable]) });
       out[401] = { description: 'Key missing, wrong, or its user inactive (spec 5.2)', schema: KeyError, examples: keyExamples(AUTH_MESSAGES_EXAMPLES.key401) };
       out[403] = { description: 'The endpoint is not enabled for the key (spec 5.2)', schema: KeyError, examples: keyExamples(AUTH_MESSAGES_EXAMPLES.key403) };
       out[500] = { description: 'Internal failure of the key check (spec 5.2), or unhandled error', schema: { anyOf: [ref(KeyError), ref(SystemError)] } };
       out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(KeyError), ref(RateLimited)] } };
       break;
     case 'basicOrJwt':
-      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', ['Las credenciales de acceso contienen caracteres no permitidos.']));
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
       out[401] = {
         description: 'Credentials missing or wrong, in the controller envelope (spec 4.4)',
         schema: ControllerError,
-        examples: { invalid: { status: false, msg: 'Las credenciales de acceso no son correctas.' } },
+        examples: { invalid: { status: false, msg: AUTH_MESSAGES.basicInvalid } },
       };
       out[403] = sys('API user inactive, or the endpoint is not enabled for it (spec 5.1)', AUTH_MESSAGES_EXAMPLES.basic403);
       out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(ControllerError), ref(RateLimited)] } };
@@ -139,17 +140,17 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
       out[401] = {
         description: 'Not signed in as an operator (JSON clients)',
         schema: ControllerError,
-        examples: { login: { status: false, msg: 'Inicie sesión como operador para ver esta página.' } },
+        examples: { login: { status: false, msg: OPERATOR_LOGIN_REQUIRED } },
       };
       out[302] = { description: 'Not signed in (browsers): to the login form', headers: { Location: { description: 'the login form', schema: str(2048) } } };
       break;
     case 'chat':
-      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', ['Las credenciales de acceso contienen caracteres no permitidos.']));
-      alternative(400, { description: 'A key or x-dni-tecnico with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples(['La clave de acceso contiene caracteres no permitidos.']) });
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
+      alternative(400, { description: 'A key or x-dni-tecnico with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples([AUTH_MESSAGES.keyUnstorable]) });
       out[401] = {
         description: 'Credentials missing or wrong: Basic in the system envelope, the key in its own, a token in the controller envelope',
         schema: { anyOf: [ref(SystemError), ref(KeyError), ref(ControllerError)] },
-        examples: { token: { status: false, msg: 'EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ' } },
+        examples: { token: { status: false, msg: TRACKING_MESSAGES.tokenInvalid } },
       };
       out[403] = sys('API user inactive (spec 5.1)', [AUTH_MESSAGES_EXAMPLES.basic403[0]]);
       out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(KeyError), ref(RateLimited)] } };
@@ -162,7 +163,7 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
     alternative(401, {
       description: 'D13 integrity refused: headers missing, timestamp outside 300 s, nonce already seen, or wrong signature',
       schema: KeyError,
-      examples: keyExamples(['FALTAN LOS ENCABEZADOS DE INTEGRIDAD (x-timestamp, x-nonce, x-signature)', 'LA FIRMA DE INTEGRIDAD NO ES VÁLIDA']),
+      examples: keyExamples([INTEGRITY_MESSAGES.missing, INTEGRITY_MESSAGES.badSignature]),
     });
   }
   return out;

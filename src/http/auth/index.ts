@@ -9,7 +9,7 @@ import type { Next } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../../auth/credentials.js';
 import type { AppContext } from '../context.js';
-import { HttpError, controllerError } from '../../api/errors.js';
+import { HttpError, OPERATOR_LOGIN_REQUIRED, controllerError } from '../../api/errors.js';
 import { operatorOfToken } from '../../auth/jwt.js';
 
 export { AUTH_MESSAGES, authenticateApiKey, authenticateBasic, canUse, parseBasic } from '../../auth/credentials.js';
@@ -57,7 +57,7 @@ export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: stri
   };
 }
 
-export const OPERATOR_LOGIN_REQUIRED = 'Inicie sesión como operador para ver esta página.';
+export { OPERATOR_LOGIN_REQUIRED };
 
 /**
  * Koa middleware for operator pages: Bearer JWT or the operator cookie set at
