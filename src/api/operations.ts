@@ -25,7 +25,7 @@ import { acceptOffer } from './offers/acceptOffer.js';
 import { createOffer } from './offers/createOffer.js';
 import { getOfferResponses } from './offers/offerResponses.js';
 import type { OperationDecl } from './operation.js';
-import { consoleHome, consoleOffer, consoleResend } from './operators/console.js';
+import { consoleHome, consoleOffer, consoleResend } from './deliveries/console.js';
 import { login } from './operators/login.js';
 import { adminLogin, adminLoginPage, adminQueues } from './operators/pages.js';
 import { listRecipients } from './operators/recipients.js';
@@ -35,7 +35,7 @@ import { assignDirectly } from './service/directAssignment.js';
 import { finalizeService } from './service/finalize.js';
 import { updatePosition } from './service/position.js';
 import { reportProgress } from './service/progress.js';
-import { metricsEndpoint } from './system/metrics.js';
+import { metricsEndpoint } from './deliveries/metrics.js';
 import { asyncApiDocument, docsAsset, docsPage, health, openApiDocument } from './system/system.js';
 
 /** Every operation, in the order the document lists them. */

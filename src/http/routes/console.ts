@@ -13,7 +13,7 @@ import type { Runtime } from '../../main/runtime.js';
 import type { AppContext } from '../context.js';
 import { sameOrigin } from '../middleware/pages.js';
 import { errorAnswer } from '../../api/errorTable.js';
-import { consoleHome, consoleOffer, consoleResend } from '../../api/operators/console.js';
+import { consoleHome, consoleOffer, consoleResend } from '../../api/deliveries/console.js';
 import { Answer } from '../../api/operation.js';
 import { route, type Route } from '../mount.js';
 import { CONSOLE_PATH, consoleHomePage, consoleMessagePage, consoleOfferPage } from '../views/consolePage.js';

@@ -9,7 +9,7 @@ import type { Runtime } from '../../main/runtime.js';
 import { scrape } from '../../metrics/metrics.js';
 import { OPERATOR_COOKIE } from '../auth/index.js';
 import { systemError } from '../../api/errors.js';
-import { metricsEndpoint } from '../../api/system/metrics.js';
+import { metricsEndpoint } from '../../api/deliveries/metrics.js';
 import { Answer } from '../../api/operation.js';
 import { route, type Route } from '../mount.js';
 
