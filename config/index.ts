@@ -4,8 +4,8 @@
  * (see ../../shared/contracts/provisioning.md for the defaults).
  */
 import { Ajv } from 'ajv';
-import { targetPolicy } from '../src/webhooks/targets.js';
-import { QUEUE_NAMES, type QueueName } from '../src/queues/registry.js';
+import { parseAllowedHosts } from './outbound.js';
+import { QUEUE_NAMES, type QueueName } from './queues.js';
 
 interface VarSpec {
   /** the property of Config */
@@ -216,7 +216,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     .map((h) => h.trim())
     .filter(Boolean);
   try {
-    targetPolicy({ allowPrivate: false, allowHosts: out.outboundAllowHosts as string[] });
+    parseAllowedHosts(out.outboundAllowHosts as string[]);
   } catch (err) {
     problems.push(`OUTBOUND_ALLOW_HOSTS is invalid: ${(err as Error).message}`);
   }

@@ -30,7 +30,7 @@ import { JOB_NAMES, QUEUE_NAMES, type JobName, type JobPayload, type QueueName }
 import { createRedis } from '../src/queues/redis.js';
 import { startSchedules } from '../src/queues/schedules.js';
 import { InFlight } from '../src/main/inFlight.js';
-import type { Runtime } from '../src/main/runtime.js';
+import type { Runtime } from '../src/domain/ports.js';
 import { handlers as defaultHandlers, type Handlers } from './processors/index.js';
 
 export interface WorkerOptions {

@@ -16,7 +16,7 @@ import { UNKNOWN_POSITION_MESSAGE } from '../geo/figures.js';
 import { GEOCODER_UNAVAILABLE } from '../geocoding/geocoder.js';
 import { TRACKING_MESSAGES } from '../domain/tracking/messages.js';
 import { DELIVERY_MESSAGES } from '../domain/deliveries/resend.js';
-import { HttpError, RequestError, envelopeBody, type Envelope } from './errors.js';
+import { HttpError, RequestError, envelopeBody, type Envelope } from '../envelopes.js';
 import { ACCEPTANCE_MESSAGES } from './offers/acceptOffer.js';
 import type { Wording } from './operation.js';
 import { refusedMoveMessage } from './refusals.js';

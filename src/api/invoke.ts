@@ -6,9 +6,9 @@
  * same handler and presenter, any error through the same table in the
  * operation's envelope and wording, or the operation's own 500 message.
  */
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 import { errorAnswer } from './errorTable.js';
-import { MESSAGES, envelopeBody, newErrorId, systemBody } from './errors.js';
+import { MESSAGES, envelopeBody, newErrorId, systemBody } from '../envelopes.js';
 import { Answer, type Caller } from './operation.js';
 import { operationById } from './operations.js';
 import { validateInput } from './validation.js';

@@ -12,7 +12,8 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { ApiUser, Offer, OperatorUser } from '../db/entities/index.js';
 import type { ChatViewer } from '../domain/chat/chat.js';
 import type { DomainErrorCode } from '../domain/errors.js';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
+import type { Envelope as ErrorEnvelope } from '../envelopes.js';
 
 /** The version prefix of every API path (spec 9.2), written once. */
 export const API = '/api/v3';
@@ -38,7 +39,7 @@ export type Auth = 'basic' | 'apiKey' | 'basicOrJwt' | 'operator' | 'chat' | 'no
  * that share it), key `{status: false, msg, timestamp}` (5.2), system (7.2);
  * html for the operator pages.
  */
-export type Envelope = 'controller' | 'data' | 'key' | 'system' | 'html';
+export type Envelope = ErrorEnvelope | 'html';
 
 /** A named schema; the name is its key under the document's components.schemas. */
 export interface Named<S extends JSONSchema = JSONSchema> {

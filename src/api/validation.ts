@@ -9,7 +9,7 @@ import type { ErrorObject, JSONSchemaType, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { findUnstorableText, unstorableTextMessage } from '../text.js';
-import { RequestError } from './errors.js';
+import { RequestError } from '../envelopes.js';
 import type { OperationDecl } from './operation.js';
 
 /** JSON Schema 2020-12, the dialect of OpenAPI 3.1 (the document's schemas are compiled here). */

@@ -6,8 +6,7 @@
  * way; HTTP and the socket answer with the same mapping.
  */
 import type { Axis } from '../geo/coordinates.js';
-import type { Trigger } from './offers/lifecycle/stateMachine.js';
-import type { OfferState } from './offers/lifecycle/states.js';
+import type { OfferState, Trigger } from './offers/lifecycle/states.js';
 
 /** The operation whose move the state machine refused; it picks the spec's wording. */
 export type RefusedOperation = Trigger | 'add-address';

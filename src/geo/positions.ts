@@ -7,7 +7,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Technician, type ApiUser } from '../db/entities/index.js';
 import { DomainError } from '../domain/errors.js';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 import { setTechnicianPosition } from './store.js';
 
 /** The central's API user (the technician is named by dniTecnico), or an authenticated technician. */

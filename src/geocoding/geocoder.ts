@@ -2,7 +2,6 @@
  * Geocoding (decisions D9): the one interface every adapter implements, its
  * error, and the normalized key an address is looked up and cached by.
  */
-import { DomainError } from '../domain/errors.js';
 import { storableText } from '../text.js';
 
 export interface GeocodeResult {
@@ -22,13 +21,13 @@ export const GEOCODER_UNAVAILABLE =
 
 /**
  * The geocoder did not answer usefully (timeout, connection refused, an error
- * status, a reply it cannot read): the domain error `geocoder.unavailable`,
- * which the HTTP edge answers 503 (src/http/errorMap.ts); `detail` says what
- * happened, for the logs.
+ * status, a reply it cannot read); `detail` says what happened, for the logs.
+ * The domain turns it into its `geocoder.unavailable` (src/domain/geocode.ts),
+ * which the edge answers 503 (D9).
  */
-export class GeocoderError extends DomainError<'geocoder.unavailable'> {
+export class GeocoderError extends Error {
   constructor(readonly detail: string) {
-    super('geocoder.unavailable', { detail });
+    super(detail);
     this.name = 'GeocoderError';
   }
 }

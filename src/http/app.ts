@@ -8,7 +8,7 @@
  */
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 import type { AppState } from './context.js';
 import { authFailLimit } from '../auth/failLimit.js';
 import { errorMiddleware } from './middleware/errors.js';

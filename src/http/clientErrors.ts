@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
-import { MESSAGES, newErrorId, systemBody } from '../api/errors.js';
+import { MESSAGES, newErrorId, systemBody } from '../envelopes.js';
 
 export const CLIENT_ERROR_MESSAGES = {
   malformed: 'La solicitud HTTP no es válida.',

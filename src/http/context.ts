@@ -2,7 +2,7 @@ import type { Context, ParameterizedContext } from 'koa';
 import type { ApiUser, OperatorUser } from '../db/entities/index.js';
 import type { AuthFailLimit } from '../auth/failLimit.js';
 import type { OperationWording } from '../api/errorTable.js';
-import type { Envelope } from '../api/errors.js';
+import type { Envelope } from '../envelopes.js';
 
 declare module 'koa' {
   /** Shared by every request of an app (Koa's `app.context`), set in createApp. */

@@ -10,8 +10,8 @@
  */
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
-import type { Runtime } from '../main/runtime.js';
-import { HttpError, controllerError } from '../api/errors.js';
+import type { Runtime } from '../domain/ports.js';
+import { HttpError, controllerError } from '../envelopes.js';
 import { Answer, endpointOf, type Auth, type Caller, type OperationDecl } from '../api/operation.js';
 import { adminLoginPage } from '../api/operators/pages.js';
 import { validateInput } from '../api/validation.js';

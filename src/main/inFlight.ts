@@ -6,7 +6,11 @@
  * nothing waits here. `drain` refuses new tasks and resolves once the
  * running ones have ended, which the process's shutdown awaits (STYLE 14).
  */
-export class InFlight {
+import type { AcceptanceSends, Reservation } from '../domain/ports.js';
+
+export type { Reservation };
+
+export class InFlight implements AcceptanceSends {
   private readonly running = new Map<string, Promise<void>>();
   private draining = false;
 
@@ -73,10 +77,4 @@ export class InFlight {
     this.draining = true;
     while (this.running.size) await Promise.allSettled([...this.running.values()]);
   }
-}
-
-/** A place held by `InFlight.reserve`: started with its task, or released. */
-export interface Reservation {
-  start(task: () => Promise<void>): void;
-  release(): void;
 }

@@ -1,6 +1,8 @@
 /**
  * What every process role shares: the validated configuration, the logger,
- * the ORM, Redis and the queue producers; closed in order on shutdown.
+ * the ORM, Redis and the queue producers; closed in order on shutdown. The
+ * shape is the domain's (src/domain/ports.ts); this file builds it from the
+ * real adapters.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
@@ -9,32 +11,13 @@ import { createOrm } from '../db/orm.js';
 import { logger } from '../logger.js';
 import { Queues } from '../queues/queues.js';
 import { createRedis, type Redis } from '../queues/redis.js';
-import { RedisEventPublisher, type EventPublisher } from '../realtime/bus.js';
-import { createGeocoder, type Geocoder } from '../geocoding/index.js';
+import { RedisEventPublisher } from '../realtime/bus.js';
+import { createGeocoder } from '../geocoding/index.js';
+import type { Runtime } from '../domain/ports.js';
 import { CommitSteps } from '../domain/offers/lifecycle/announce.js';
 import { CredentialCache, subscribeAuthInvalidation } from '../auth/cache.js';
-import type { InFlight } from './inFlight.js';
 
-export interface Runtime {
-  config: Config;
-  log: Logger;
-  orm: MikroORM;
-  /** commands (queues, rate limits, health) */
-  redis: Redis;
-  queues: Queues;
-  /** real-time events to sockets on any API process (D10) */
-  events: EventPublisher;
-  geocoder: Geocoder;
-  /** verified API credentials for AUTH_CACHE_TTL_MS, emptied by provisioning on every process (issue 12 item 5) */
-  authCache: CredentialCache;
-  /**
-   * The acceptance notifications (6.1) this process sends itself right after a selection's commit, without the
-   * queue's hop (issue 12, item 3); set by a worker that takes webhook-dispatch jobs (workers/index.ts), null
-   * elsewhere (the selection enqueues the send).
-   */
-  acceptanceSends: InFlight | null;
-  close(): Promise<void>;
-}
+export type { Runtime };
 
 export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Logger } = {}): Promise<Runtime> {
   const log = opts.log ?? logger();

@@ -4,7 +4,7 @@
  */
 import type { Writable } from 'node:stream';
 import { ApiUser } from '../db/entities/index.js';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 import { DEMO_PATH } from './document.js';
 import { provision, readDocumentFile } from './index.js';
 import { demoCredentialLines } from './report.js';

@@ -6,6 +6,7 @@
  * Payloads carry ids, never entities; processors reload the state (STYLE 4).
  */
 import type { JobsOptions } from 'bullmq';
+import { QUEUE_NAMES as CONFIG_QUEUE_NAMES, type QueueName as ConfigQueueName } from '../../config/queues.js';
 
 export interface JobRegistry {
   'offer-distribution': {
@@ -39,13 +40,12 @@ export type QueueName = keyof JobRegistry;
 export type JobName<Q extends QueueName> = keyof JobRegistry[Q] & string;
 export type JobPayload<Q extends QueueName, N extends JobName<Q>> = JobRegistry[Q][N];
 
-export const QUEUE_NAMES: readonly QueueName[] = [
-  'offer-distribution',
-  'offer-evaluation',
-  'webhook-dispatch',
-  'state-notification',
-  'customer-sms',
-];
+export const QUEUE_NAMES: readonly QueueName[] = CONFIG_QUEUE_NAMES;
+
+/** The configuration's queue names and the registry's queues are the same set (a compile error otherwise). */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const SAME_QUEUES: Same<QueueName, ConfigQueueName> = true;
+void SAME_QUEUES;
 
 /** BullMQ job ids may not contain ':'; ids derive from the domain id so adding twice is harmless (STYLE 5). */
 export function jobId(name: string, domainId: string): string {

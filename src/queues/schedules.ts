@@ -1,4 +1,5 @@
-import type { Runtime } from '../main/runtime.js';
+import type { Config } from '../../config/index.js';
+import type { Queues } from './queues.js';
 import { jobOptions } from './registry.js';
 
 export const SWEEP_SCHEDULER_ID = 'outbox-sweep';
@@ -11,7 +12,7 @@ export const PRUNE_EVERY_MS = 6 * 3_600_000;
  * SWEEP_INTERVAL_MS (0 removes it), and the delivery log's retention every
  * six hours (D18). Upserting is idempotent, so every worker process may do it.
  */
-export async function startSchedules(rt: Pick<Runtime, 'config' | 'queues'>): Promise<void> {
+export async function startSchedules(rt: { config: Config; queues: Queues }): Promise<void> {
   const queue = rt.queues.get('state-notification');
   if (rt.config.sweepIntervalMs > 0) {
     await queue.upsertJobScheduler(

@@ -15,9 +15,9 @@
 import { ApiUser } from '../db/entities/index.js';
 import { AUTH_MESSAGES } from '../auth/credentials.js';
 import { errorAnswer } from '../api/errorTable.js';
-import { MESSAGES, keyError, systemBody } from '../api/errors.js';
+import { MESSAGES, keyError, systemBody } from '../envelopes.js';
 import { invoke } from '../api/invoke.js';
-import type { Runtime } from '../main/runtime.js';
+import type { Runtime } from '../domain/ports.js';
 import type { Identity } from './auth.js';
 import type { Client, Hub } from './hub.js';
 import { PROTOCOL_MESSAGES, frame, type Incoming, type RespondData } from './protocol.js';

@@ -16,7 +16,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/credentials.js';
 import type { AuthGuard } from '../auth/failLimit.js';
 import { operatorOfToken } from '../auth/jwt.js';
-import { controllerError, keyError, systemError } from '../api/errors.js';
+import { controllerError, keyError, systemError } from '../envelopes.js';
 import { TRACKING_MESSAGES } from '../domain/tracking/messages.js';
 import { resolveTrackingToken } from '../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../limits.js';

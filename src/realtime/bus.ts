@@ -4,28 +4,9 @@
  * delivers it to the sockets it holds that are entitled to it.
  */
 import type { Redis } from 'ioredis';
+import type { Audience, BusMessage, EventPublisher } from '../domain/ports.js';
 
-export type Audience =
-  /** the generator (API user id) that owns the offer */
-  | { kind: 'generator'; apiUserId: number }
-  /** one technician (technician id) */
-  | { kind: 'technician'; technicianId: number }
-  /** several technicians, one message on the bus (a distribution's `offer.new`): see perTechnician */
-  | { kind: 'technicians'; technicianIds: number[] }
-  /** every socket subscribed to an offer (generator sockets and its socketId) */
-  | { kind: 'offer'; offerUuid: string; apiUserId: number }
-  /** operators */
-  | { kind: 'operators' }
-  /** the customer's sockets of one service (tracking token, D14) */
-  | { kind: 'customer'; offerUuid: string };
-
-export interface BusMessage {
-  audience: Audience;
-  event: string;
-  data: unknown;
-  /** with a `technicians` audience: fields for one technician (by id) laid over `data` */
-  each?: Record<string, Record<string, unknown>>;
-}
+export type { Audience, BusMessage, EventPublisher };
 
 /**
  * A `technicians` message as the single-technician messages it stands for
@@ -41,12 +22,6 @@ export function perTechnician(msg: BusMessage): BusMessage[] {
     event: msg.event,
     data: { ...shared, ...(msg.each?.[String(technicianId)] ?? {}) },
   }));
-}
-
-export interface EventPublisher {
-  publish(audience: Audience, event: string, data: unknown): Promise<void>;
-  /** many events in one round trip (a pipeline), in order; resolves when all were published */
-  publishMany(messages: BusMessage[]): Promise<void>;
 }
 
 export function busChannel(prefix: string): string {

@@ -13,8 +13,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config/index.js';
-
-type Address = ipaddr.IPv4 | ipaddr.IPv6;
+import { parseAllowedHosts, type Address } from '../../config/outbound.js';
 
 export interface TargetPolicy {
   allowPrivate: boolean;
@@ -27,20 +26,9 @@ export interface TargetPolicy {
 
 export type Resolver = (hostname: string, options: LookupOptions & { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 
-/** Parses OUTBOUND_ALLOW_HOSTS entries; throws naming a bad one. */
+/** The policy of OUTBOUND_ALLOW_PRIVATE and OUTBOUND_ALLOW_HOSTS; throws naming a bad host entry. */
 export function targetPolicy(o: { allowPrivate: boolean; allowHosts: readonly string[]; resolve?: Resolver }): TargetPolicy {
-  const hosts = new Set<string>();
-  const networks: Array<[Address, number]> = [];
-  for (const raw of o.allowHosts) {
-    const entry = raw.trim().toLowerCase();
-    if (!entry) continue;
-    if (entry.includes('/')) networks.push(ipaddr.parseCIDR(entry));
-    else if (ipaddr.isValid(entry)) {
-      const a = ipaddr.process(entry);
-      networks.push([a, a.kind() === 'ipv4' ? 32 : 128]);
-    } else if (/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/.test(entry)) hosts.add(entry);
-    else throw new Error(`not a host name, address or CIDR: ${raw}`);
-  }
+  const { hosts, networks } = parseAllowedHosts(o.allowHosts);
   return { allowPrivate: o.allowPrivate, hosts, networks, resolve: o.resolve ?? dnsLookup };
 }
 

@@ -1,4 +1,6 @@
 import { expect } from 'chai';
+import { DomainError } from '../../src/domain/errors.js';
+import { geocode } from '../../src/domain/geocode.js';
 import nock from 'nock';
 import { readFileSync } from 'node:fs';
 import { ConfigError, loadConfig } from '../../config/index.js';
@@ -63,8 +65,12 @@ describe('geocoders (D9)', () => {
       nock(NOMINATIM).get('/search').query(true).delay(1000).reply(200, []);
       const timeout = await failure(geocoder.geocode('Calle 1'));
       expect(timeout.detail).to.equal('nominatim: timeout after 200 ms');
-      expect(errorAnswer(timeout, 'controller')?.status).to.equal(503);
-      expect(errorAnswer(timeout, 'controller')?.body).to.deep.equal({ status: false, msg: GEOCODER_UNAVAILABLE });
+      // The domain's use of the port turns it into geocoder.unavailable, answered 503.
+      nock(NOMINATIM).get('/search').query(true).delay(1000).reply(200, []);
+      const unavailable = await geocode({ geocoder }, 'Calle 1').catch((err: unknown) => err);
+      expect(unavailable).to.be.instanceOf(DomainError);
+      expect(errorAnswer(unavailable, 'controller')?.status).to.equal(503);
+      expect(errorAnswer(unavailable, 'controller')?.body).to.deep.equal({ status: false, msg: GEOCODER_UNAVAILABLE });
       nock(NOMINATIM).get('/search').query(true).reply(500, 'boom');
       expect((await failure(geocoder.geocode('Calle 1'))).detail).to.equal('nominatim: HTTP 500');
       nock(NOMINATIM).get('/search').query(true).reply(200, { error: 'no' });

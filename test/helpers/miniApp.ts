@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import got, { type Got } from 'got';
 import type { AppState } from '../../src/http/context.js';
 import { errorMiddleware } from '../../src/http/middleware/errors.js';
-import type { Runtime } from '../../src/main/runtime.js';
+import type { Runtime } from '../../src/domain/ports.js';
 
 export interface MiniApp {
   client: Got;

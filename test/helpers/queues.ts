@@ -1,4 +1,4 @@
-import type { Runtime } from '../../src/main/runtime.js';
+import type { Runtime } from '../../src/domain/ports.js';
 
 /**
  * Removes every job of the run's queues. A suite that created offers without workers calls it when

@@ -7,7 +7,7 @@ import { invoke } from '../../src/api/invoke.js';
 import { ACCEPTANCE_MESSAGES } from '../../src/api/offers/acceptOffer.js';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import type { OfferState } from '../../src/domain/offers/lifecycle/states.js';
-import type { Runtime } from '../../src/main/runtime.js';
+import type { Runtime } from '../../src/domain/ports.js';
 import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeApiUser, makeServiceType, makeTechnician } from '../helpers/factories.js';

@@ -15,7 +15,7 @@ import { sendClaimedAcceptance } from '../../src/domain/offers/selection/accepta
 import { closeWindows, lockDueWindows } from '../../src/domain/offers/selection/closing.js';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { InFlight, type Reservation } from '../../src/main/inFlight.js';
-import type { Runtime } from '../../src/main/runtime.js';
+import type { Runtime } from '../../src/domain/ports.js';
 import { jobId } from '../../src/queues/registry.js';
 import { startWorkers } from '../../workers/index.js';
 import { resetDb } from '../helpers/db.js';

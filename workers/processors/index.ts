@@ -4,7 +4,7 @@
  * when the row is gone or already past that state (STYLE 4, 8).
  */
 import type { Job } from 'bullmq';
-import type { Runtime } from '../../src/main/runtime.js';
+import type { Runtime } from '../../src/domain/ports.js';
 import type { JobRegistry, QueueName } from '../../src/queues/registry.js';
 import { distribute } from './distribution.js';
 import * as stateNotifications from './stateNotifications.js';

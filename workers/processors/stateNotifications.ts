@@ -13,7 +13,7 @@ import { wakeStateNotification } from '../../src/domain/notifications/enqueue.js
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { pruneDeliveries } from '../../src/domain/deliveries/log.js';
 import { pruneTracking } from '../../src/domain/tracking/codes.js';
-import type { Runtime } from '../../src/main/runtime.js';
+import type { Runtime } from '../../src/domain/ports.js';
 import type { JobRegistry } from '../../src/queues/registry.js';
 import type { Handler } from './index.js';
 

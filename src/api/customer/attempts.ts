@@ -9,7 +9,7 @@
  * With Redis away the attempt goes on (logged): the other limits still hold.
  */
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { DomainError } from '../../domain/errors.js';
 
 export type TrackingLimiter = (ip: string) => Promise<void>;

@@ -144,14 +144,15 @@ export const ChatMessageView = named('ChatMessage', {
   },
 } as const satisfies JSONSchema);
 
-const ok = (description: string, data: JSONSchema | null, example: string) => ({
+/** A `{status: true, msg, data?}` answer; `data` is required when it has a schema, so the example carries one (`exampleData`). */
+const ok = (description: string, data: JSONSchema | null, example: string, exampleData?: unknown) => ({
   description,
   schema: {
     type: 'object',
     required: data ? ['status', 'msg', 'data'] : ['status', 'msg'],
     properties: { status: { const: true }, msg, ...(data ? { data } : {}) },
   } as JSONSchema,
-  examples: { ok: { status: true, msg: example } },
+  examples: { ok: { status: true, msg: example, ...(data ? { data: exampleData } : {}) } },
 });
 const refusal = (description: string, examples: Record<string, string>) => ({
   description,
@@ -159,6 +160,33 @@ const refusal = (description: string, examples: Record<string, string>) => ({
   examples: Object.fromEntries(Object.entries(examples).map(([k, m]) => [k, { status: false, msg: m }])),
 });
 const ref = (n: { name: string }): JSONSchema => ({ $ref: `#/components/schemas/${n.name}` }) as JSONSchema;
+/* ----- examples of the answers' data (the shapes followUp() and the chat return) ----- */
+
+const EXAMPLE_SERVICE = {
+  expediente: 'SV-7K3M9Q',
+  codigoServicio: 'SV-7K3M9Q',
+  estado: 'EN_CAMINO',
+  timeline: [
+    { estado: 'ABIERTA', fecha: '2026-11-24T05:00:00.000Z' },
+    { estado: 'ASIGNADA', fecha: '2026-11-24T05:01:10.000Z' },
+    { estado: 'EN_CAMINO', fecha: '2026-11-24T05:04:00.000Z' },
+  ],
+  tecnico: { nombre: 'Carlos Pérez', telefono: '3001234567' },
+  central: { nombre: 'Grúas del Norte' },
+  posicionTecnico: { latitud: 4.6584, longitud: -74.0937, fecha: '2026-11-24T05:10:00.000Z' },
+  etaMinutos: 12,
+  origen: { direccion: 'Calle 100 # 15-20', puntoReferencia: 'Frente al parque', latitud: 4.6868, longitud: -74.0541, ciudad: 'Bogotá', departamento: 'Cundinamarca' },
+  destino: null,
+  encuestaRespondida: false,
+};
+/** The public form drops phones, the surname, addresses and reference points (followUp, D14). */
+const EXAMPLE_PUBLIC_SERVICE = {
+  ...EXAMPLE_SERVICE,
+  tecnico: { nombre: 'Carlos' },
+  origen: { ciudad: 'Bogotá', departamento: 'Cundinamarca' },
+};
+const EXAMPLE_MESSAGE = { id: 42, autor: 'cliente', texto: '¿Cuánto falta para que llegue?', clientId: 'c-1764000000000', enviadoEn: '2026-11-24T05:11:00.000Z', leidoEn: null };
+
 const notFound = refusal('Unknown expediente, or one the caller takes no part in (the same answer)', { notFound: M.notFound });
 const invalidBody = refusal('Invalid body', { invalid: trackingFieldMessage(requiredError('expediente')) });
 
@@ -208,6 +236,7 @@ export const trackService = operation({
       'The token and the follow-up',
       { type: 'object', required: ['token', 'expiresAt', 'service'], properties: { token: str(128), expiresAt: date, service: ref(TrackedService) } },
       M.tracked,
+      { token: 'q8Zt3xW0bN2m5Ry7Kc1Vd9Lf4Hs6Jp0Ta2Ge8Ui5Xo', expiresAt: '2026-11-25T05:00:00.000Z', service: EXAMPLE_SERVICE },
     ),
     400: invalidBody,
     401: refusal('A wrong, expired or spent code', { invalid: M.codeInvalid }),
@@ -234,7 +263,9 @@ export const trackServicePublic = operation({
   envelope: 'controller',
   input: { schema: TrackingTokenInput, from: 'json' },
   responses: {
-    200: ok('The public follow-up', { type: 'object', required: ['service'], properties: { service: ref(TrackedService) } }, M.tracked),
+    200: ok('The public follow-up', { type: 'object', required: ['service'], properties: { service: ref(TrackedService) } }, M.tracked, {
+      service: EXAMPLE_PUBLIC_SERVICE,
+    }),
     400: invalidBody,
     401: refusal('Unknown or expired token', { invalid: M.tokenInvalid }),
   },
@@ -293,7 +324,9 @@ export const sendChatMessage = operation({
   pathParams: expedienteParam,
   input: { schema: ChatMessageInput, from: 'json' },
   responses: {
-    200: ok('Sent (or the first message of a repeated clientId)', { type: 'object', required: ['message'], properties: { message: ref(ChatMessageView) } }, M.chatSent),
+    200: ok('Sent (or the first message of a repeated clientId)', { type: 'object', required: ['message'], properties: { message: ref(ChatMessageView) } }, M.chatSent, {
+      message: EXAMPLE_MESSAGE,
+    }),
     400: refusal('Invalid body', { texto: CHAT_FIELD_MESSAGES.texto }),
     ...chatRefusals,
     429: refusal('More than 30 messages in a minute', { tooMany: M.chatTooMany }),
@@ -321,6 +354,7 @@ export const listChatMessages = operation({
       'A page of messages',
       { type: 'object', required: ['messages', 'hasMore'], properties: { messages: { type: 'array', items: ref(ChatMessageView) }, hasMore: { type: 'boolean' } } },
       M.chatHistory,
+      { messages: [EXAMPLE_MESSAGE], hasMore: false },
     ),
     400: refusal('Invalid before or limit', { limit: CHAT_FIELD_MESSAGES.limit }),
     ...chatRefusals,
@@ -349,7 +383,7 @@ export const markChatRead = operation({
   pathParams: expedienteParam,
   input: { schema: ChatReadInput, from: 'json' },
   responses: {
-    200: ok('Marked', { type: 'object', required: ['unread'], properties: { unread: { type: 'integer' } } }, M.chatRead),
+    200: ok('Marked', { type: 'object', required: ['unread'], properties: { unread: { type: 'integer' } } }, M.chatRead, { unread: 0 }),
     400: refusal('Invalid hasta', { hasta: CHAT_FIELD_MESSAGES.hasta }),
     ...chatRefusals,
     404: refusal('Unknown expediente, or `hasta` names no message of this chat', { notFound: M.notFound, unknown: M.chatUnknownMessage('99') }),
@@ -376,6 +410,7 @@ export const chatUnread = operation({
       'cliente: what the customer has not read; tecnico: what the technician has not',
       { type: 'object', required: ['cliente', 'tecnico'], properties: { cliente: { type: 'integer' }, tecnico: { type: 'integer' } } },
       M.chatUnread,
+      { cliente: 0, tecnico: 1 },
     ),
     ...chatRefusals,
   },
@@ -407,6 +442,7 @@ export const chatStatistics = operation({
         },
       },
       M.chatStats,
+      { mensajes: 2, deCliente: 1, deTecnico: 1, primeraRespuestaSegundos: 45, ultimoMensajeEn: '2026-11-24T05:11:45.000Z' },
     ),
     ...chatRefusals,
   },

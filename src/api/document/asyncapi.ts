@@ -114,8 +114,9 @@ export function asyncApiDocument(): JsonObject {
     components: {
       messages,
       schemas,
+      // AsyncAPI 3 security scheme shapes (HTTP Basic is `http` + `scheme: basic`), so @asyncapi/parser accepts them (D19).
       securitySchemes: {
-        generator: { type: 'httpUserPassword', description: 'Authorization: Basic, as the HTTP API; needs /oferta' },
+        generator: { type: 'http', scheme: 'basic', description: 'Authorization: Basic, as the HTTP API; needs /oferta' },
         technician: { type: 'httpApiKey', name: 'x-apikey', in: 'header', description: 'its central’s key, plus x-dni-tecnico: <its document>' },
         operator: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Authorization: Bearer, or ?token= for browsers' },
         customer: { type: 'httpApiKey', name: 'tracking', in: 'query', description: '?tracking=<tracking token> from POST /tracking/track (D14), or the customer page’s httpOnly cookie' },

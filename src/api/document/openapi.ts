@@ -7,7 +7,7 @@
 import type { JSONSchema } from 'json-schema-to-ts';
 import { AUTH_MESSAGES } from '../../auth/credentials.js';
 import { TRACKING_MESSAGES } from '../../domain/tracking/messages.js';
-import { INTEGRITY_MESSAGES, MESSAGES, OPERATOR_LOGIN_REQUIRED } from '../errors.js';
+import { INTEGRITY_MESSAGES, MESSAGES, OPERATOR_LOGIN_REQUIRED } from '../../envelopes.js';
 import { CUSTOMER_SCHEMAS } from '../customer/tracking.js';
 import { DELIVERY_SCHEMAS } from '../deliveries/deliveries.js';
 import { API, type Auth, type Named, type OperationDecl, type ResponseDecl } from '../operation.js';
@@ -72,6 +72,14 @@ const SECURITY_SCHEMES = {
     in: 'header',
     name: 'x-signature',
     description: 'D13 integrity: hex HMAC-SHA256 of `<timestamp>.<nonce>.<METHOD>.<path>.<raw body>` with the client application’s shared secret.',
+  },
+  // The webhooks' (requests this service sends) security: what the receiver checks (webhooks.ts).
+  receiverApiKey: { type: 'apiKey', in: 'header', name: 'x-apikey', description: 'Webhooks: the receiver’s own API key, sent when its profile has one (spec 6.1).' },
+  receiverSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-signature',
+    description: 'Webhooks: hex HMAC-SHA256 of `<x-timestamp>.<raw body>` with the receiver’s webhook secret, sent (with x-timestamp) when it has one (D5, D17).',
   },
 } as const;
 

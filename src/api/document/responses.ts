@@ -24,13 +24,13 @@ export const data = (description: string, examples: Record<string, string>, ok =
   examples: Object.fromEntries(Object.entries(examples).map(([k, m]) => [k, { status: ok, data: m }])),
 });
 
-/** `{status: true, msg}` (and any extra fields). */
-export const done = (description: string, example: string, extra: Record<string, JSONSchema> = {}): ResponseDecl => ({
+/** `{status: true, msg}` and any `extra` fields: they are required, so the example carries a value of each (`extraExample`). */
+export const done = (description: string, example: string, extra: Record<string, JSONSchema> = {}, extraExample: Record<string, unknown> = {}): ResponseDecl => ({
   description,
   schema: Object.keys(extra).length
     ? ({ allOf: [ref(Done), { type: 'object', required: Object.keys(extra), properties: extra }] } as JSONSchema)
     : Done,
-  examples: { ok: { status: true, msg: example } },
+  examples: { ok: { status: true, msg: example, ...extraExample } },
 });
 
 export const html = (description: string): ResponseDecl => ({ description, contentType: 'text/html' as const });
@@ -39,3 +39,6 @@ export const redirect = (description: string): ResponseDecl => ({
   description,
   headers: { Location: { description: 'where the browser goes', schema: str(2048) } },
 });
+
+/** A schema or null. */
+export const nullable = (s: JSONSchema): JSONSchema => ({ anyOf: [s, { type: 'null' }] }) as JSONSchema;

@@ -102,11 +102,19 @@ const SIGNATURE = [
   header('x-signature', 'hex HMAC-SHA256 of `<x-timestamp>.<raw body>` with the receiver’s webhook secret', 128),
 ];
 
+/**
+ * How a receiver knows the request is ours: its own x-apikey when its profile
+ * has one, the x-timestamp/x-signature pair when it has a webhook secret (D5,
+ * D17), either, both or neither (schemes in document.ts).
+ */
+const RECEIVER_SECURITY: Json = [{ receiverApiKey: [], receiverSignature: [] }, { receiverApiKey: [] }, { receiverSignature: [] }, {}];
+
 function put(summary: string, description: string, schema: string, parameters: JsonObject[], responses: JsonObject): Record<string, JsonObject> {
   return {
     put: {
       summary,
       description,
+      security: RECEIVER_SECURITY,
       parameters: parameters as Json,
       requestBody: { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } } },
       responses,

@@ -1,11 +1,30 @@
 /** POST /add-address (spec 4.8): a stop added to a service. */
 import { STOP_MESSAGES, addStop } from '../../domain/offers/operations/stops.js';
-import { msg } from '../document/responses.js';
+import type { JSONSchema } from 'json-schema-to-ts';
+import { str } from '../document/components.js';
+import { msg, nullable } from '../document/responses.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 import { fieldMessages } from '../validation.js';
 import { coordinate, operationErrors, text, uuidField, uuidMissing } from './common.js';
 
 const FAILURE = 'OCURRIÓ UN ERROR AL AGREGAR LA DIRECCIÓN DEL SERVICIO';
+const date = str(64, { format: 'date-time' });
+
+/** One stop of a service, as POST /add-address stores and answers it (db Stop). */
+const STOP = {
+  type: 'object',
+  required: ['direccion', 'latitud', 'longitud', 'puntoReferencia', 'ciudad', 'departamento', 'addedAt'],
+  properties: {
+    direccion: nullable(str(500)),
+    latitud: { type: 'number' },
+    longitud: { type: 'number' },
+    puntoReferencia: nullable(str(500)),
+    ciudad: nullable(str(255)),
+    departamento: nullable(str(255)),
+    addedAt: date,
+  },
+} as const satisfies JSONSchema;
+
 
 export const StopInput = named('StopInput', {
   type: 'object',
@@ -30,7 +49,7 @@ export const addAddress = operation({
       schema: {
         type: 'object',
         required: ['status', 'msg', 'data'],
-        properties: { status: { const: true }, msg, data: { type: 'object', required: ['stops'], properties: { stops: { type: 'array' } } } },
+        properties: { status: { const: true }, msg, data: { type: 'object', required: ['stops'], properties: { stops: { type: 'array', items: STOP } } } },
       },
       examples: { ok: { status: true, msg: STOP_MESSAGES.ok, data: { stops: [] } } },
     },

@@ -51,7 +51,7 @@ export const confirmAssignment = operation({
   invalid: { message: fieldMessages({ uuid: uuidMissing('CONFIRMAR LA ASIGNACIÓN DEL SERVICIO') }) },
   failure: M.assignmentFailed,
   responses: {
-    200: done('Assignment confirmed, naming the central', M.assigned(CENTRAL), { codigoServicio: str(32) }),
+    200: done('Assignment confirmed, naming the central', M.assigned(CENTRAL), { codigoServicio: str(32) }, { codigoServicio: 'SV-7K3M9Q' }),
     ...operationErrors(M.assignmentFailed),
   },
   handle: async (rt, caller, input) => assignedBody(await confirm(rt, apiUserOf(caller), input)),

@@ -45,7 +45,7 @@ export const assignDirectly = operation({
   invalid: { message: directAssignmentMessage },
   failure: FAILURE,
   responses: {
-    200: done('Assigned', DIRECT_MESSAGES.ok('Grúas del Norte'), { codigoServicio: str(32), codigoSolicitud: str(32) }),
+    200: done('Assigned', DIRECT_MESSAGES.ok('Grúas del Norte'), { codigoServicio: str(32), codigoSolicitud: str(32) }, { codigoServicio: 'SV-7K3M9Q', codigoSolicitud: 'SL-4HX2PD' }),
     ...operationErrors(FAILURE),
   },
   handle: async (rt, caller, input) => {

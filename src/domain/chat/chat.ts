@@ -10,8 +10,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Offer } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
-import type { Audience } from '../../realtime/bus.js';
+import type { Runtime } from '../ports.js';
+import type { Audience } from '../ports.js';
 import { DomainError } from '../errors.js';
 import { ACTIVE_STATES } from '../offers/lifecycle/states.js';
 import { AFTER_END_HOURS, serviceEndedAt } from '../tracking/tokens.js';

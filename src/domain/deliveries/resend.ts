@@ -6,7 +6,7 @@
  * that went INACTIVA stays so). The attempt is recorded with the operator as
  * its actor, beside the system's attempts, and logged.
  */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { attemptDelivery, claimFinished, loadDelivery } from '../../webhooks/deliveries.js';
 import { DomainError } from '../errors.js';
 import { UUID_RE } from '../offers/create/input.js';

@@ -18,7 +18,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiUser } from '../../db/entities/index.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { claimPendingOfOffers, deliveryRow, insertDeliveries, profileEndpoint, recordAttempts, sendClaimed, type DeliveryRow, type SendConfig } from '../../webhooks/deliveries.js';
 import { prepared, readDate, sql } from '../../db/sql.js';
 import { afterCommit } from '../offers/lifecycle/announce.js';

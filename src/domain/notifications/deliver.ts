@@ -9,7 +9,7 @@
  * same statement) and one records the answer and names the next delivery
  * to the same receiver. Sending and recording are src/webhooks/deliveries.ts.
  */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { attemptDelivery, claimInOrder, isUnfinished } from '../../webhooks/deliveries.js';
 
 export type DeliveryOutcome =

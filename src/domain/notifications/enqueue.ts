@@ -1,4 +1,4 @@
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { jobId } from '../../queues/registry.js';
 
 /**

@@ -22,7 +22,7 @@
  * - ABIERTA offers a minute past their deadline (evaluation, D2);
  * - SIN_RESPUESTA offers a minute past their expiry (EXPIRADA, D1).
  */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { jobId, type QueueName } from '../../queues/registry.js';
 import { enqueueStateNotification, notifyJobId } from '../notifications/enqueue.js';
 import { enqueueAcceptance } from '../offers/selection/acceptanceNotification.js';

@@ -12,7 +12,7 @@
  */
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { recordSms } from '../../sms/messages.js';
 import { DomainError } from '../errors.js';
 import { onCommit } from '../offers/lifecycle/announce.js';

@@ -5,7 +5,7 @@
  * its services: one statement, so two surveys at once cannot lose one.
  */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../ports.js';
 import { DomainError } from '../errors.js';
 import { resolveTrackingToken } from './tokens.js';
 

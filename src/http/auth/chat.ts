@@ -20,11 +20,11 @@ import { findExpediente } from '../../domain/services/expediente.js';
 import { TRACKING_MESSAGES } from '../../domain/tracking/messages.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../../limits.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { TECHNICIAN_AUTH_MESSAGES } from '../../auth/technician.js';
 import { isStorableText } from '../../text.js';
 import type { AppState } from '../context.js';
-import { controllerError, keyError } from '../../api/errors.js';
+import { controllerError, keyError } from '../../envelopes.js';
 
 export interface ChatCaller {
   offer: Offer;

@@ -9,7 +9,7 @@ import type { Next } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../../auth/credentials.js';
 import type { AppContext } from '../context.js';
-import { HttpError, OPERATOR_LOGIN_REQUIRED, controllerError } from '../../api/errors.js';
+import { HttpError, OPERATOR_LOGIN_REQUIRED, controllerError } from '../../envelopes.js';
 import { operatorOfToken } from '../../auth/jwt.js';
 
 export { AUTH_MESSAGES, authenticateApiKey, authenticateBasic, canUse, parseBasic } from '../../auth/credentials.js';

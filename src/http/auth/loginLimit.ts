@@ -4,10 +4,10 @@
  * processes. POST /users/login and the /admin/login form share one counter.
  */
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { whenReady } from '../../queues/redis.js';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../../api/errors.js';
+import { HttpError } from '../../envelopes.js';
 
 export type LoginLimiter = (ctx: AppContext) => Promise<void>;
 

@@ -6,7 +6,7 @@
  */
 import type { OperatorUser } from '../../db/entities/index.js';
 import { checkOperatorPassword } from '../../domain/operators/login.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import type { AppContext } from '../context.js';
 import { LoginInput } from '../../api/operators/login.js';
 import { compile } from '../../api/validation.js';

@@ -2,7 +2,7 @@ import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { errorAnswer } from '../../api/errorTable.js';
-import { MESSAGES, newErrorId, systemBody } from '../../api/errors.js';
+import { MESSAGES, newErrorId, systemBody } from '../../envelopes.js';
 
 /** What koa's `ctx.throw` and the http-errors package raise. */
 interface ExposedError extends Error {

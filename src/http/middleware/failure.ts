@@ -2,7 +2,7 @@ import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import { DomainError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
-import { HttpError, RequestError, newErrorId } from '../../api/errors.js';
+import { HttpError, RequestError, newErrorId } from '../../envelopes.js';
 
 /** Errors that are already answers: they pass an endpoint's failure message unchanged. */
 export function isAnswerError(err: unknown): boolean {

@@ -11,9 +11,9 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import type { AppState } from '../context.js';
-import { INTEGRITY_MESSAGES, keyError } from '../../api/errors.js';
+import { INTEGRITY_MESSAGES, keyError } from '../../envelopes.js';
 
 export const INTEGRITY_WINDOW_S = 300;
 export const NONCE_MAX = 128;

@@ -12,7 +12,7 @@ import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
 import type { Next } from 'koa';
 import type Koa from 'koa';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { operatorAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';
 import { pageHeaders, sameOriginOnly } from '../middleware/pages.js';

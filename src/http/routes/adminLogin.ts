@@ -3,10 +3,10 @@
  * (form-encoded) counts against the login limit, sets the httpOnly operator
  * cookie and sends the browser to the queues board.
  */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { operatorLogin, type LoginOutcome } from '../auth/operatorLogin.js';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../../api/errors.js';
+import { HttpError } from '../../envelopes.js';
 import { sameOrigin } from '../middleware/pages.js';
 import { adminLogin, adminLoginPage } from '../../api/operators/pages.js';
 import { Answer } from '../../api/operation.js';

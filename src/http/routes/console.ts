@@ -9,7 +9,7 @@ import { offerTimeline } from '../../domain/console/timeline.js';
 import { receiverHealth } from '../../domain/deliveries/log.js';
 import { resendDelivery } from '../../domain/deliveries/resend.js';
 import { DomainError } from '../../domain/errors.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import type { AppContext } from '../context.js';
 import { sameOrigin } from '../middleware/pages.js';
 import { errorAnswer } from '../../api/errorTable.js';

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import type { AppContext } from '../context.js';
 import { asyncApiDocument } from '../../api/document/asyncapi.js';
 import { openApiDocument as document } from '../../api/document/openapi.js';

@@ -1,5 +1,5 @@
 /** GET /health: 200 once the process serves and both PostgreSQL and Redis answer; 503 otherwise, within a few seconds. */
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { health } from '../../api/system/system.js';
 import { Answer } from '../../api/operation.js';
 import { route, type Route } from '../mount.js';

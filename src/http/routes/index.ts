@@ -5,7 +5,7 @@
  * files) are bound here by their Koa-shaped modules.
  */
 import { OPERATIONS } from '../../api/operations.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { operationRoutes, type Route } from '../mount.js';
 import { BOARD_PATH } from './admin.js';
 import { adminLoginRoutes } from './adminLogin.js';

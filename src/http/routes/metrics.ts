@@ -5,10 +5,10 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { operatorOfToken } from '../../auth/jwt.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { scrape } from '../../metrics/metrics.js';
 import { OPERATOR_COOKIE } from '../auth/index.js';
-import { systemError } from '../../api/errors.js';
+import { systemError } from '../../envelopes.js';
 import { metricsEndpoint } from '../../api/deliveries/metrics.js';
 import { Answer } from '../../api/operation.js';
 import { route, type Route } from '../mount.js';

@@ -16,7 +16,7 @@ import { submitSurvey } from '../../domain/tracking/survey.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import type { Offer } from '../../db/entities/index.js';
 import { trackingAttempt } from '../../api/customer/attempts.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { TRACKING_COOKIE } from '../../auth/technician.js';
 import type { AppContext, AppState } from '../context.js';
 import { errorAnswer } from '../../api/errorTable.js';

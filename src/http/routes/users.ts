@@ -4,9 +4,9 @@
  * counting (operatorLogin, with the document's LoginInput). Koa-shaped: the
  * client's IP and the cookie.
  */
-import { RequestError } from '../../api/errors.js';
+import { RequestError } from '../../envelopes.js';
 import { LOGIN_MESSAGES, login } from '../../api/operators/login.js';
-import type { Runtime } from '../../main/runtime.js';
+import type { Runtime } from '../../domain/ports.js';
 import { operatorLogin, type LoginOutcome } from '../auth/operatorLogin.js';
 import { route, type Route } from '../mount.js';
 

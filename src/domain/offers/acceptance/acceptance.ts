@@ -14,7 +14,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, Offer, OfferResponse, Technician, type ApiUser } from '../../../db/entities/index.js';
 import { computeResponseFigures, responseFigures, validCoords, type ResponseFigures } from '../../../geo/figures.js';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { profileEndpoint } from '../../../webhooks/deliveries.js';
 import { dispatchAcceptance } from '../selection/acceptanceNotification.js';
 import { coordinate, point, type Axis } from '../../../geo/coordinates.js';

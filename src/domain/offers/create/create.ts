@@ -8,7 +8,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer, type ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { afterCommit } from '../lifecycle/announce.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { draftOffer, type OfferDraft, type OfferInput } from './input.js';
@@ -16,7 +16,7 @@ import { offerResponses, type ResponseView } from '../acceptance/responses.js';
 import { prepareOffer } from './prepare.js';
 import { scheduleManyOfferJobs, scheduleOfferJobs } from './schedule.js';
 import { insertOffers, type InsertResult, type NewOffer, type OfferWrite } from './store.js';
-import { Coalescer, Refused } from '../../../main/coalesce.js';
+import { Coalescer, Refused } from '../../../db/coalesce.js';
 
 export type CreateOutcome =
   | { kind: 'created'; uuid: string }

@@ -4,9 +4,10 @@
  * otherwise the addresses are geocoded, D9), who offers it and when it is
  * scheduled, created now. What differs (window, assignment) the caller adds.
  */
+import { geocode } from '../../geocode.js';
 import type { ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import type { OfferDraft } from './input.js';
 import type { NewOffer } from './store.js';
 
@@ -50,7 +51,7 @@ function ofertante(generator: Pick<ApiUser, 'businessName'>, draft: OfferDraft):
 }
 
 async function geocodeOrFail(rt: Pick<Runtime, 'geocoder'>, address: string, which: 'origin' | 'destination') {
-  const hit = await rt.geocoder.geocode(address);
+  const hit = await geocode(rt, address);
   if (!hit) throw new DomainError('offer.address-not-found', { which });
   return hit;
 }

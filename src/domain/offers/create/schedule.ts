@@ -12,7 +12,7 @@
  * repaired by the outbox sweeper once the offer is overdue.
  */
 import type { Offer } from '../../../db/entities/index.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 
 const after = (at: Date | null | undefined, now: Date) => Math.max(0, (at ?? now).getTime() - now.getTime());
 

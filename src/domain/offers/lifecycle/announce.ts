@@ -12,7 +12,7 @@
  */
 import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { enqueueStateNotification } from '../../notifications/enqueue.js';
 import { publishOfferEvent, publishOfferEvents } from './events.js';
 import type { TransitionResult } from './stateMachine.js';

@@ -2,8 +2,8 @@
  * Live events about one offer (decisions D10), published after commit to
  * every socket subscribed to it. A failed publish is logged, never thrown.
  */
-import type { Runtime } from '../../../main/runtime.js';
-import type { BusMessage } from '../../../realtime/bus.js';
+import type { Runtime } from '../../ports.js';
+import type { BusMessage } from '../../ports.js';
 import type { OfferRef } from './announce.js';
 
 export type OfferEvent = 'offer.response' | 'offer.accepted' | 'offer.state' | 'offer.closed' | 'offer.subscribe';

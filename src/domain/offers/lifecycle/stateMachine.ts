@@ -14,22 +14,10 @@ import { DomainError, type RefusedOperation } from '../../errors.js';
 import { planStateNotifications } from '../../notifications/plan.js';
 import { announceOnCommit, requireCommitSteps } from './announce.js';
 import { ensureServiceCodes } from './codes.js';
-import { ACTIVE_STATES, type OfferState } from './states.js';
+import { ACTIVE_STATES, type OfferState, type Trigger } from './states.js';
 import { auditActor } from '../../../limits.js';
 
-export type Trigger =
-  | 'oferta'
-  | 'asignacion-directa'
-  | 'evaluacion'
-  | 'aceptacion-propia'
-  | 'aceptacion-tardia'
-  | 'expiracion'
-  | 'asignacion'
-  | 'webhook-rechazado'
-  | 'no-asignacion'
-  | 'cancelacion'
-  | 'progreso'
-  | 'finalize';
+export type { Trigger };
 
 interface Move {
   from: OfferState | null;

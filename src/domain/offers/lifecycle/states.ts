@@ -17,3 +17,18 @@ export type OfferState = (typeof OFFER_STATES)[number];
 
 /** States in which a service is "active" (spec 4.4, D1). */
 export const ACTIVE_STATES: readonly OfferState[] = ['ASIGNADA', 'EN_CAMINO', 'EN_SITIO'];
+
+/** Who or what moves an offer (the transition table's `by`, stateMachine.ts). */
+export type Trigger =
+  | 'oferta'
+  | 'asignacion-directa'
+  | 'evaluacion'
+  | 'aceptacion-propia'
+  | 'aceptacion-tardia'
+  | 'expiracion'
+  | 'asignacion'
+  | 'webhook-rechazado'
+  | 'no-asignacion'
+  | 'cancelacion'
+  | 'progreso'
+  | 'finalize';

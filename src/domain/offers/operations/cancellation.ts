@@ -3,7 +3,7 @@
  * assigned central is told (D12 novelty, planned by the transition).
  */
 import { Central, type ApiUser } from '../../../db/entities/index.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 

@@ -10,7 +10,7 @@
  */
 import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { announceOnCommit } from '../lifecycle/announce.js';
 import { freeServiceCodes } from '../lifecycle/codes.js';
 import { holdTechnician } from '../lifecycle/stateMachine.js';

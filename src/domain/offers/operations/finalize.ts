@@ -5,7 +5,7 @@
  */
 import type { ApiUser, OperatorUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { lockOwnOffer } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
 

@@ -11,7 +11,7 @@
 import { Central, type ApiUser } from '../../../db/entities/index.js';
 import { readPoint } from '../../../geo/coordinates.js';
 import { setTechnicianPosition } from '../../../geo/store.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { DomainError } from '../../errors.js';
 import { lockOwnOffer } from '../lifecycle/ownership.js';
 import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';

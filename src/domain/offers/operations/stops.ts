@@ -3,10 +3,11 @@
  * Coordinates win when valid (0 or empty count as missing, spec 2.1); else
  * the address is geocoded like the origin (D9). At most MAX_STOPS stops.
  */
+import { geocode } from '../../geocode.js';
 import { Offer, type ApiUser, type Stop } from '../../../db/entities/index.js';
 import { readPoint, type CoordinateValue } from '../../../geo/coordinates.js';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { isUuid, lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
 import { refusedMove } from '../lifecycle/stateMachine.js';
 import type { OfferState } from '../lifecycle/states.js';
@@ -36,7 +37,7 @@ async function place(rt: Runtime, input: StopInput): Promise<Omit<Stop, 'puntoRe
   const direccion = input.direccion?.trim() || null;
   if (point) return { direccion, latitud: point.lat, longitud: point.lng, ciudad: null, departamento: null };
   if (!direccion) throw new DomainError('stop.place-missing');
-  const hit = await rt.geocoder.geocode(direccion);
+  const hit = await geocode(rt, direccion);
   if (!hit) throw new DomainError('stop.address-not-found', { direccion });
   return { direccion, latitud: hit.lat, longitud: hit.lng, ciudad: hit.ciudad, departamento: hit.departamento };
 }

@@ -6,7 +6,7 @@
  * (D12, planned by the transition) and the offer's sockets get `offer.closed`.
  */
 import type { ApiUser } from '../../../db/entities/index.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { jobId } from '../../../queues/registry.js';
 import { failPending } from '../../../webhooks/deliveries.js';
 import { publishOfferEvent } from '../lifecycle/events.js';

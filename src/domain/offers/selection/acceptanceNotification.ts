@@ -8,8 +8,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../../config/index.js';
 import type { ApiUser, Offer, OfferResponse } from '../../../db/entities/index.js';
-import type { Reservation } from '../../../main/inFlight.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Reservation } from '../../ports.js';
+import type { Runtime } from '../../ports.js';
 import {
   attemptDelivery,
   claimPending,

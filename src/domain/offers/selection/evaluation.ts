@@ -14,9 +14,9 @@
  * response being written holds it), the others are only taken when free, so
  * no two batches wait on each other.
  */
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import { enqueueAcceptance, resumeAcceptance, sendClaimedAcceptance } from './acceptanceNotification.js';
-import type { Reservation } from '../../../main/inFlight.js';
+import type { Reservation } from '../../ports.js';
 import { afterCommit, onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvents, type OfferEventOf } from '../lifecycle/events.js';
 import { selectionLateness } from '../../../metrics/metrics.js';

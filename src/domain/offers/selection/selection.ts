@@ -9,7 +9,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../../config/index.js';
 import type { Offer, OfferResponse } from '../../../db/entities/index.js';
-import type { Runtime } from '../../../main/runtime.js';
+import type { Runtime } from '../../ports.js';
 import type { OfferState } from '../lifecycle/states.js';
 import { enqueueAcceptance, planAcceptanceNotification } from './acceptanceNotification.js';
 import { afterCommit, type OfferRef } from '../lifecycle/announce.js';

@@ -1,6 +1,6 @@
 /** Natural batching (src/main/coalesce.ts): alone at once, together while busy, each call answered for itself. */
 import { expect } from 'chai';
-import { Coalescer, Refused } from '../../src/main/coalesce.js';
+import { Coalescer, Refused } from '../../src/db/coalesce.js';
 
 /** A run whose batches are recorded and finished by the test. */
 function gated() {
