@@ -11,7 +11,7 @@
  * assigned yet gets 403.
  */
 import type { Middleware } from 'koa';
-import type { Offer } from '../../db/entities/index.js';
+import type { Caller } from '../../api/operation.js';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../../auth/credentials.js';
 import { operatorOfToken } from '../../auth/jwt.js';
 import type { ChatViewer } from '../../domain/chat/chat.js';
@@ -26,10 +26,8 @@ import { isStorableText } from '../../text.js';
 import type { AppState } from '../context.js';
 import { controllerError, keyError } from '../../envelopes.js';
 
-export interface ChatCaller {
-  offer: Offer;
-  viewer: ChatViewer;
-}
+/** The chat's service and viewer (the operations' caller, src/api/operation.ts). */
+export type ChatCaller = NonNullable<Caller['chat']>;
 
 declare module '../context.js' {
   interface AppState {
@@ -81,10 +79,4 @@ export function chatAuth(rt: Pick<Runtime, 'orm' | 'config'>): Middleware<AppSta
     ctx.state.chat = { offer, viewer };
     await next();
   };
-}
-
-/** The chat caller the auth middleware resolved. */
-export function chatCallerOf(ctx: { state: AppState }): ChatCaller {
-  if (!ctx.state.chat) throw new Error('chat route without chat authentication');
-  return ctx.state.chat;
 }
