@@ -7,7 +7,8 @@ import type { ApiUser, OperatorUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../ports.js';
 import { lockOwnOffer } from '../lifecycle/ownership.js';
-import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+import { canMove, refusedMove } from '../lifecycle/stateMachine.js';
+import { transition } from '../lifecycle/moves.js';
 
 /** A generator, or an operator as its token names it. */
 export type FinalizeCaller = { apiUser: ApiUser } | { operator: Pick<OperatorUser, 'id' | 'username' | 'role'> };
