@@ -7,7 +7,7 @@
  * socket (invoke.ts) answer with this same table.
  */
 import { DomainError, type DomainErrorCode, type DomainErrorFacts } from '../domain/errors.js';
-import { OFFER_MESSAGES } from '../domain/offers/create/input.js';
+import { OFFER_MESSAGES } from './offers/createOffer.js';
 import { OFFER_NOT_FOUND } from '../domain/offers/lifecycle/ownership.js';
 import { DIRECT_MESSAGES } from '../domain/offers/operations/directAssignment.js';
 import { STOP_MESSAGES } from '../domain/offers/operations/stops.js';

@@ -75,7 +75,7 @@ describe('PUT /aceptacion: one set of checks for the quick and the transactional
 
   /** The cases, built afresh (a new offer) for each path. */
   async function cases(): Promise<Case[]> {
-    const body = (uuid: string, who: Responder, o: Record<string, unknown> = {}) => acceptanceBody(uuid, who, o) as unknown as AcceptanceInput;
+    const body = (uuid: string, who: Responder, o: Record<string, unknown> = {}) => acceptanceBody(uuid, who, o) as AcceptanceInput;
     const list: Case[] = [
       { name: "another user's central", caller: r.user, body: body(await offerIn('ABIERTA'), other), quick: 'same' },
       { name: "another user's central and an unknown offer: the central first", caller: r.user, body: body(randomUUID(), other), quick: 'same' },

@@ -1,6 +1,6 @@
 /** POST /asignacion-directa (spec 4.8, D6): the body of POST /oferta plus the central's (and technician's) tax id. */
 import type { ErrorObject } from 'ajv';
-import { offerErrorMessage, offerSchema } from '../../domain/offers/create/input.js';
+import { offerErrorMessage, offerSchema } from '../offers/createOffer.js';
 import { DIRECT_MESSAGES, assignDirectly as assign } from '../../domain/offers/operations/directAssignment.js';
 import { str } from '../document/components.js';
 import { done } from '../document/responses.js';

@@ -37,6 +37,8 @@ export interface AcceptanceInput {
   tiempoLlegadaSitio?: number | null;
   latitudTecnico?: string | number | null;
   longitudTecnico?: string | number | null;
+  /** unknown fields are ignored */
+  [field: string]: unknown;
 }
 
 /** What an acceptance came to; the operation shapes it (src/api/offers/acceptOffer.ts). */
