@@ -9,13 +9,13 @@
 import { DomainError, type DomainErrorCode, type DomainErrorFacts } from '../domain/errors.js';
 import { OFFER_MESSAGES } from './offers/createOffer.js';
 import { OFFER_NOT_FOUND } from '../domain/offers/lifecycle/ownership.js';
-import { DIRECT_MESSAGES } from '../domain/offers/operations/directAssignment.js';
-import { STOP_MESSAGES } from '../domain/offers/operations/stops.js';
-import { HISTORY_MESSAGES } from '../domain/history/history.js';
+import { DIRECT_MESSAGES } from './service/directAssignment.js';
+import { STOP_MESSAGES } from './service/addAddress.js';
+import { HISTORY_MESSAGES } from './catalog/history.js';
 import { UNKNOWN_POSITION_MESSAGE } from '../geo/figures.js';
 import { GEOCODER_UNAVAILABLE } from '../geocoding/geocoder.js';
-import { TRACKING_MESSAGES } from '../domain/tracking/messages.js';
-import { DELIVERY_MESSAGES } from '../domain/deliveries/resend.js';
+import { TRACKING_MESSAGES } from './customer/messages.js';
+import { DELIVERY_MESSAGES } from './deliveries/console.js';
 import { HttpError, RequestError, envelopeBody, type Envelope } from '../envelopes.js';
 import { ACCEPTANCE_MESSAGES } from './offers/acceptOffer.js';
 import type { Wording } from './operation.js';

@@ -17,7 +17,7 @@ import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/cr
 import type { AuthGuard } from '../auth/failLimit.js';
 import { operatorOfToken } from '../auth/jwt.js';
 import { controllerError, keyError, systemError } from '../envelopes.js';
-import { TRACKING_MESSAGES } from '../domain/tracking/messages.js';
+import { TRACKING_MESSAGES } from '../api/customer/messages.js';
 import { resolveTrackingToken } from '../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../limits.js';
 import { TECHNICIAN_AUTH_MESSAGES, TRACKING_COOKIE } from '../auth/technician.js';

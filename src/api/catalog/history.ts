@@ -1,11 +1,17 @@
 /** POST /queries/history and GET /queries/history-options (spec 4.6, 4.7, D7). */
-import { HISTORY_MESSAGES, MAX_PAGE, MAX_PAGE_SIZE, queryHistory as query } from '../../domain/history/history.js';
+import { MAX_PAGE, MAX_PAGE_SIZE, queryHistory as query } from '../../domain/history/history.js';
 import { historyOptions as options } from '../../domain/history/options.js';
 import { OFFER_STATES } from '../../domain/offers/lifecycle/states.js';
 import { str } from '../document/components.js';
 import { controller, msg } from '../document/responses.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 import { fieldMessages } from '../validation.js';
+
+export const HISTORY_MESSAGES = {
+  ok: 'Datos obtenidos correctamente',
+  missingLine: 'La línea de negocio es requerida.',
+  unknownLine: 'La línea de negocio no existe.',
+} as const;
 
 const HISTORY_MESSAGES_FAILED = 'Ocurrió un error al obtener los datos.';
 

@@ -8,7 +8,7 @@ import { assertChatOpen, chatStats, listMessages, markRead, sendMessage, unreadC
 import { DomainError } from '../../domain/errors.js';
 import { requestTrackingCode as requestCode, verifyTrackingCode } from '../../domain/tracking/codes.js';
 import { followUp } from '../../domain/tracking/followUp.js';
-import { TRACKING_MESSAGES as M } from '../../domain/tracking/messages.js';
+import { TRACKING_MESSAGES as M } from './messages.js';
 import { submitSurvey } from '../../domain/tracking/survey.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import { trackingAttempt } from './attempts.js';

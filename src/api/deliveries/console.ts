@@ -11,6 +11,12 @@ import { operation } from '../operation.js';
 const page = (description: string) => ({ description, contentType: 'text/html' as const });
 const seeOther = (description: string) => ({ description, headers: { Location: { description: 'where the browser goes', schema: str(2048) } } });
 
+export const DELIVERY_MESSAGES = {
+  notFound: (id: string) => `NO EXISTE LA ENTREGA ${id}`,
+  inFlight: (state: string) => `LA ENTREGA AÚN ESTÁ EN CURSO (ESTADO ${state}); SOLO SE REENVÍA UNA ENTREGA TERMINADA`,
+  adminOnly: 'SOLO UN OPERADOR CON ROL admin PUEDE REENVIAR UNA ENTREGA',
+} as const;
+
 export const consoleHome = operation({
   method: 'get',
   path: '/admin/console',

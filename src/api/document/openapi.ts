@@ -6,7 +6,7 @@
  */
 import type { JSONSchema } from 'json-schema-to-ts';
 import { AUTH_MESSAGES } from '../../auth/credentials.js';
-import { TRACKING_MESSAGES } from '../../domain/tracking/messages.js';
+import { TRACKING_MESSAGES } from '../customer/messages.js';
 import { INTEGRITY_MESSAGES, MESSAGES, OPERATOR_LOGIN_REQUIRED } from '../../envelopes.js';
 import { CUSTOMER_SCHEMAS } from '../customer/tracking.js';
 import { DELIVERY_SCHEMAS } from '../deliveries/deliveries.js';

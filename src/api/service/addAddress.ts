@@ -1,11 +1,19 @@
 /** POST /add-address (spec 4.8): a stop added to a service. */
-import { STOP_MESSAGES, addStop } from '../../domain/offers/operations/stops.js';
+import { addStop } from '../../domain/offers/operations/stops.js';
 import type { JSONSchema } from 'json-schema-to-ts';
 import { str } from '../document/components.js';
 import { msg, nullable } from '../document/responses.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 import { fieldMessages } from '../validation.js';
 import { coordinate, operationErrors, text, uuidField, uuidMissing } from './common.js';
+
+export const STOP_MESSAGES = {
+  ok: 'SE HA AGREGADO EXITOSAMENTE LA DIRECCIÓN AL SERVICIO',
+  missingPlace: 'ES NECESARIO LA DIRECCIÓN O LAS COORDENADAS DE LA PARADA',
+  badCoords: 'LAS COORDENADAS DE LA PARADA NO SON VÁLIDAS',
+  notGeocoded: 'LA DIRECCIÓN DE LA PARADA NO FUE POSIBLE IDENTIFICARLA, POR FAVOR VERIFICA LOS DATOS',
+  tooMany: (max: number) => `EL SERVICIO YA TIENE EL MÁXIMO DE ${max} PARADAS PERMITIDAS`,
+} as const;
 
 const FAILURE = 'OCURRIÓ UN ERROR AL AGREGAR LA DIRECCIÓN DEL SERVICIO';
 const date = str(64, { format: 'date-time' });

@@ -1,12 +1,22 @@
 /** POST /asignacion-directa (spec 4.8, D6): the body of POST /oferta plus the central's (and technician's) tax id. */
 import type { ErrorObject } from 'ajv';
 import { offerErrorMessage, offerSchema } from '../offers/createOffer.js';
-import { DIRECT_MESSAGES, assignDirectly as assign } from '../../domain/offers/operations/directAssignment.js';
+import { assignDirectly as assign } from '../../domain/offers/operations/directAssignment.js';
 import { str } from '../document/components.js';
 import { done } from '../document/responses.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 import { fieldOf } from '../validation.js';
 import { operationErrors } from './common.js';
+
+export const DIRECT_MESSAGES = {
+  ok: (central: string) => `SE HA REGISTRADO EXITOSAMENTE LA ASIGNACIÓN DIRECTA DEL SERVICIO A LA CENTRAL ${central}`,
+  centralMissing: "EL CAMPO 'dniPrestador' ES REQUERIDO PARA REALIZAR LA ASIGNACIÓN DIRECTA",
+  centralInvalid: "EL CAMPO 'dniPrestador' NO ES VÁLIDO",
+  technicianInvalid: "EL CAMPO 'dniTecnico' NO ES VÁLIDO",
+  unknownCentral: (nit: string) => `NO SE ENCONTRÓ LA CENTRAL (PRESTADOR) CON NIT ${nit}`,
+  unknownTechnician: 'NO SE ENCONTRÓ EL TÉCNICO',
+  typeNotServed: (central: string, type: string) => `LA CENTRAL ${central} NO PRESTA EL SERVICIO ${type}`,
+} as const;
 
 const FAILURE = 'OCURRIÓ UN ERROR AL PROCESAR LA ASIGNACIÓN DIRECTA DEL SERVICIO';
 

@@ -17,7 +17,7 @@ import { operatorOfToken } from '../../auth/jwt.js';
 import type { ChatViewer } from '../../domain/chat/chat.js';
 import { DomainError } from '../../domain/errors.js';
 import { findExpediente } from '../../domain/services/expediente.js';
-import { TRACKING_MESSAGES } from '../../domain/tracking/messages.js';
+import { TRACKING_MESSAGES } from '../../api/customer/messages.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../../limits.js';
 import type { Runtime } from '../../domain/ports.js';
