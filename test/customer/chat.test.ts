@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { issueTrackingToken } from '../../src/domain/tracking/tokens.js';
-import { findCandidates } from '../../src/db/stores/technicians.js';
+import { findCandidates } from '../../src/domain/distribution/candidates.js';
 import { BOGOTA, makeTechnician } from '../helpers/factories.js';
 import type { TestApp } from '../helpers/harness.js';
 import { signedCall } from '../helpers/integrity.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { findCandidates, type CandidateQuery } from '../../src/db/stores/technicians.js';
+import { findCandidates, type CandidateQuery } from '../../src/domain/distribution/candidates.js';
 import { CoverageError, setCoverage, setTechnicianPosition } from '../../src/geo/store.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeCentral, makeServiceType, makeTechnician } from '../helpers/factories.js';

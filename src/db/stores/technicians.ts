@@ -107,7 +107,7 @@ export async function rateFromSurveys(em: EntityManager, technicianId: number): 
 // and their available technicians of that type, not busy with a service (D16),
 // with a fresh position within the radius, nearest first, at most `cap` (a KNN
 // walk of the GiST index over the positions of available technicians, which
-// stops at the cap).
+// stops at the cap). src/domain/distribution/candidates.ts reads the rows.
 
 export interface CandidateQuery {
   lat: number;
@@ -119,20 +119,12 @@ export interface CandidateQuery {
   cap: number;
 }
 
-/** A technician the offer goes to. */
-export interface NearbyTechnician {
-  technicianId: number;
-  dni: string;
-  centralId: number;
-  /** geodesic distance to the point (m) */
-  distanceM: number;
-}
-
-export interface Candidates {
-  /** ids of the covering centrals */
-  centrals: number[];
-  /** nearest first */
-  technicians: NearbyTechnician[];
+/** A row of the candidates query: a covering central (no technician), or one of its technicians and its distance (m). */
+export interface CandidateRow {
+  central_id: number;
+  technician_id: number | null;
+  technician_dni: string | null;
+  distance_m: number | null;
 }
 
 const POINT = `st_setsrid(st_makepoint(?::float8, ?::float8), 4326)`;
@@ -210,17 +202,10 @@ function withPlanSettings<R extends object>(em: EntityManager, sql: string, para
   return inPlanSettings(em, (tem) => tem.getConnection().execute<R[]>(sql, params, 'all', tem.getTransactionContext()));
 }
 
-export async function findCandidates(em: EntityManager, q: CandidateQuery): Promise<Candidates> {
+/** The candidates query's rows: the covering centrals first, then their technicians, nearest first. */
+export async function candidateRows(em: EntityManager, q: CandidateQuery): Promise<CandidateRow[]> {
   const { sql, params } = candidatesSql(q);
-  type Row = { central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null };
-  const rows = await withPlanSettings<Row>(em, sql, params);
-  const centrals: number[] = [];
-  const technicians: NearbyTechnician[] = [];
-  for (const r of rows) {
-    if (r.technician_id === null) centrals.push(r.central_id);
-    else technicians.push({ technicianId: r.technician_id, dni: String(r.technician_dni), centralId: r.central_id, distanceM: Number(r.distance_m) });
-  }
-  return { centrals, technicians };
+  return withPlanSettings<CandidateRow>(em, sql, params);
 }
 
 /** One offer of a batch: its key (the offer's uuid) and its query. */
@@ -276,27 +261,19 @@ export function candidatesManySql(qs: readonly KeyedCandidateQuery[]): { stateme
   return { statement: CANDIDATES_MANY, params: [JSON.stringify(rows)] };
 }
 
-/** The candidates of each offer of a batch, by key, in one statement (offers without any map to empty lists). */
-export async function findCandidatesMany(em: EntityManager, qs: readonly KeyedCandidateQuery[]): Promise<Map<string, Candidates>> {
-  const out = new Map<string, Candidates>(qs.map((q) => [q.key, { centrals: [], technicians: [] }]));
-  if (!qs.length) return out;
+/** The batch form's rows, each with its offer's key (`k`), in one statement. */
+export async function candidateRowsMany(em: EntityManager, qs: readonly KeyedCandidateQuery[]): Promise<Array<CandidateRow & { k: string }>> {
   const { statement, params } = candidatesManySql(qs);
-  type Row = { k: string; central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null };
-  for (const r of await inPlanSettings(em, (tem) => driverSql<Row>(tem, statement, params))) {
-    const c = out.get(r.k)!;
-    if (r.technician_id === null) c.centrals.push(r.central_id);
-    else c.technicians.push({ technicianId: r.technician_id, dni: String(r.technician_dni), centralId: r.central_id, distanceM: Number(r.distance_m) });
-  }
-  return out;
+  return inPlanSettings(em, (tem) => driverSql<CandidateRow & { k: string }>(tem, statement, params));
 }
 
-/** EXPLAIN of the candidates query as findCandidates runs it: `(format json)` options, e.g. 'analyze, format json'. */
+/** EXPLAIN of the candidates query as candidateRows runs it: `(format json)` options, e.g. 'analyze, format json'. */
 export async function explainCandidates(em: EntityManager, q: CandidateQuery, options = 'format json'): Promise<Array<{ 'QUERY PLAN': unknown }>> {
   const { sql, params } = candidatesSql(q);
   return withPlanSettings<{ 'QUERY PLAN': unknown }>(em, `explain (${options}) ${sql}`, params);
 }
 
-/** EXPLAIN of the batch form, as findCandidatesMany runs it. */
+/** EXPLAIN of the batch form, as candidateRowsMany runs it. */
 export async function explainCandidatesMany(em: EntityManager, qs: readonly KeyedCandidateQuery[], options = 'format json'): Promise<Array<{ 'QUERY PLAN': unknown }>> {
   const { statement, params } = candidatesManySql(qs);
   return inPlanSettings(em, (tem) => driverSql<{ 'QUERY PLAN': unknown }>(tem, `explain (${options}) ${statement.text}`, params));

@@ -22,9 +22,9 @@ import { claimPendingOfOffers, deliveryRow, insertDeliveries, type DeliveryRow }
 import { distributionSeen, lockDistributionBatch, type DistributionBatchOffer } from '../../db/stores/offers.js';
 import { centralReceivers } from '../../db/stores/parties.js';
 import { claimUnnotifiedTechnicians, recipientCounts, recordRecipients as insertRecipients, type RecipientRow } from '../../db/stores/recipients.js';
-import { findCandidatesMany } from '../../db/stores/technicians.js';
 import { profileEndpoint, recordAttempts, sendDelivery, type SendConfig } from '../../webhooks/dispatch.js';
 import { afterCommit } from '../offers/lifecycle/announce.js';
+import { findCandidatesMany } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
 
 /** the most offers one distribution records in one transaction: its own and others not yet recorded */
