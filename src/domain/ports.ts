@@ -35,6 +35,22 @@ export interface BusMessage {
   data: unknown;
   /** with a `technicians` audience: fields for one technician (by id) laid over `data` */
   each?: Record<string, Record<string, unknown>>;
+  /** with an `offer` audience, a selection (D20) carried by that event: see OfferSelection */
+  selection?: OfferSelection;
+}
+
+/**
+ * The technicians' side of a selection (D20), carried by the event that tells
+ * the generator of it (one bus message): the event itself goes to the
+ * generator only; the chosen technician's sockets get `offer.selected` with
+ * `selected` and stay enrolled for the offer; every other technician socket
+ * that received the offer gets `offer.closed` with `closed` and leaves it (no
+ * further event of that offer).
+ */
+export interface OfferSelection {
+  technicianId: number;
+  selected: Record<string, unknown>;
+  closed: Record<string, unknown>;
 }
 
 /** Live events to sockets on any API process (D10); src/realtime/bus.ts publishes them on Redis. */

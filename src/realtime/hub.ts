@@ -7,7 +7,11 @@
  * - offer → the owning generator's sockets (never another generator's) and
  *   the technician sockets that received the offer (until one or two sweeps
  *   after the offer reaches a final state, so an `offer.closed` published just
- *   after that state still reaches them); `offer.subscribe`
+ *   after that state still reaches them); an event that carries a selection
+ *   (D20, BusMessage.selection) goes to the generator only, while the chosen
+ *   technician gets `offer.selected` (and is enrolled) and the others
+ *   `offer.closed`, their enrolment dropped: no further event of that offer
+ *   reaches them; `offer.subscribe`
  *   {uuid, socketId} (a socketId sent to POST /oferta) is acknowledged to that
  *   socket with `offer.subscribed` only when it belongs to the same generator;
  * - operators → operator sockets.
@@ -20,6 +24,7 @@ import { OFFER_STATES, type OfferState } from '../domain/offers/lifecycle/states
 import { TRANSITIONS } from '../domain/offers/lifecycle/stateMachine.js';
 import type { Identity } from './auth.js';
 import { perTechnician, type BusMessage } from './bus.js';
+import type { OfferSelection } from '../domain/ports.js';
 import { frame } from './protocol.js';
 
 export interface Client {
@@ -146,7 +151,8 @@ export class Hub {
       case 'offer': {
         if (event === 'offer.subscribe') return this.subscribe(audience.offerUuid, audience.apiUserId, field(data, 'socketId'));
         for (const c of this.generators.get(audience.apiUserId) ?? []) targets.add(c);
-        if (TECHNICIAN_OFFER_EVENTS.has(event)) {
+        if (msg.selection) this.select(audience.offerUuid, msg.selection);
+        else if (TECHNICIAN_OFFER_EVENTS.has(event)) {
           for (const c of this.offerTechnicians.get(audience.offerUuid) ?? []) targets.add(c);
         }
         // The customer follows its service's state (D14).
@@ -166,6 +172,28 @@ export class Hub {
     // encoded once for every socket (ws would otherwise convert the string per send)
     const payload = Buffer.from(frame(event, data));
     for (const c of targets) this.send(c, payload);
+  }
+
+  /** D20: the chosen technician's sockets get `offer.selected` and follow the offer; the others get `offer.closed` and leave it. */
+  private select(uuid: string, sel: OfferSelection): void {
+    const enrolled = this.offerTechnicians.get(uuid);
+    const losers = [...(enrolled ?? [])].filter((c) => c.identity.kind !== 'technician' || c.identity.technicianId !== sel.technicianId);
+    if (losers.length) {
+      const closed = Buffer.from(frame('offer.closed', sel.closed));
+      for (const c of losers) {
+        this.send(c, closed);
+        removeFrom(this.offerTechnicians, uuid, c);
+        c.offers.delete(uuid);
+      }
+    }
+    const winners = this.technicians.get(sel.technicianId);
+    if (!winners?.size) return;
+    const selected = Buffer.from(frame('offer.selected', sel.selected));
+    for (const c of winners) {
+      this.send(c, selected);
+      addTo(this.offerTechnicians, uuid, c);
+      c.offers.add(uuid);
+    }
   }
 
   private subscribe(uuid: string, apiUserId: number, socketId: string | undefined): void {

@@ -37,6 +37,11 @@ const busSchema = {
     event: { type: 'string', minLength: 1 },
     data: {},
     each: { type: 'object', additionalProperties: { type: 'object' } },
+    selection: {
+      type: 'object',
+      required: ['technicianId', 'selected', 'closed'],
+      properties: { technicianId: id, selected: { type: 'object' }, closed: { type: 'object' } },
+    },
   },
 } as const;
 

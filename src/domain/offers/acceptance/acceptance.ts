@@ -25,7 +25,7 @@ import { coordinate, point, type Axis } from '../../../geo/coordinates.js';
 import { onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { responseView } from './responses.js';
-import { announceSelection, selectResponse, type Selection } from '../selection/selection.js';
+import { announceSelection, selectionEvents, selectResponse, type Selection } from '../selection/selection.js';
 import { lockOffer } from '../lifecycle/stateMachine.js';
 import type { OfferState } from '../lifecycle/states.js';
 
@@ -123,7 +123,8 @@ async function decide(rt: Runtime, em: EntityManager, p: Parties, figures: Respo
 async function forwardLateAcceptance(rt: Runtime, p: Parties, selection: Selection): Promise<AcceptanceOutcome> {
   const outcome = selection.deliveryId ? await dispatchAcceptance(rt, selection.deliveryId) : null;
   if (!outcome?.ok) return { kind: 'forward-rejected', replyBody: outcome?.replyBody ?? null };
-  await publishOfferEvent(rt, selection.offer, 'offer.accepted', { accepted: selection.accepted });
+  // the generator confirmed the selection: `offer.accepted`, with its technicians' side (D20)
+  for (const e of selectionEvents(selection, null)) await publishOfferEvent(rt, e.offer, e.event, e.data, e.selection);
   return { kind: 'accepted', paymentPending: p.generator.requiresPaymentConfirmation };
 }
 

@@ -3,7 +3,7 @@
  * every socket subscribed to it. A failed publish is logged, never thrown.
  */
 import type { Runtime } from '../../ports.js';
-import type { BusMessage } from '../../ports.js';
+import type { BusMessage, OfferSelection } from '../../ports.js';
 import type { OfferRef } from './announce.js';
 
 export type OfferEvent = 'offer.response' | 'offer.accepted' | 'offer.state' | 'offer.closed' | 'offer.subscribe';
@@ -14,15 +14,20 @@ export interface OfferEventOf {
   offer: OfferRef;
   event: OfferEvent;
   data: Record<string, unknown>;
+  /** the technicians' side of a selection this event tells (D20) */
+  selection?: OfferSelection;
 }
 
-function message({ offer, event, data }: OfferEventOf): BusMessage {
-  return { audience: { kind: 'offer', offerUuid: offer.uuid, apiUserId: offer.generatorId }, event, data: { uuid: offer.uuid, ...data } };
+function message({ offer, event, data, selection }: OfferEventOf): BusMessage {
+  const msg: BusMessage = { audience: { kind: 'offer', offerUuid: offer.uuid, apiUserId: offer.generatorId }, event, data: { uuid: offer.uuid, ...data } };
+  if (selection) msg.selection = selection;
+  return msg;
 }
 
-export async function publishOfferEvent(rt: Runtime, offer: OfferRef, event: OfferEvent, data: Record<string, unknown>): Promise<void> {
-  const msg = message({ offer, event, data });
-  await rt.events.publish(msg.audience, event, msg.data).catch((err: unknown) => rt.log.warn({ err, uuid: offer.uuid, event }, 'offer event not published'));
+export async function publishOfferEvent(rt: Runtime, offer: OfferRef, event: OfferEvent, data: Record<string, unknown>, selection?: OfferSelection): Promise<void> {
+  const msg = message({ offer, event, data, selection });
+  const sent = selection ? rt.events.publishMany([msg]) : rt.events.publish(msg.audience, event, msg.data);
+  await sent.catch((err: unknown) => rt.log.warn({ err, uuid: offer.uuid, event }, 'offer event not published'));
 }
 
 /** Several offers' events in one round trip (a pipeline), in the order given (a batch of closing windows). */

@@ -126,7 +126,7 @@ export async function closeWindows(
         ? {
             kind: 'selected',
             uuid: w.uuid,
-            selection: { offer: ref, result, deliveryId, accepted: responseView(chosen) },
+            selection: { offer: ref, result, deliveryId, accepted: responseView(chosen), technicianId: chosen.technician.id },
             claimed,
             deadlineAt: w.deadlineAt,
             expiresAt: w.expiresAt,

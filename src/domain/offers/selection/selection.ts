@@ -9,7 +9,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Config } from '../../../../config/index.js';
 import type { Offer, OfferResponse } from '../../../db/entities/index.js';
-import type { Runtime } from '../../ports.js';
+import type { OfferSelection, Runtime } from '../../ports.js';
 import type { OfferState } from '../lifecycle/states.js';
 import { enqueueAcceptance, planAcceptanceNotification } from './acceptanceNotification.js';
 import { afterCommit, type OfferRef } from '../lifecycle/announce.js';
@@ -26,6 +26,8 @@ export interface Selection {
   /** the pending acceptance notification; null when the generator has no endpoint for it */
   deliveryId: string | null;
   accepted: ResponseView;
+  /** the chosen response's technician (D20: told `offer.selected`) */
+  technicianId: number;
 }
 
 export interface SelectionMove {
@@ -55,7 +57,7 @@ export async function selectResponse(
     techLng: chosen.techLng ?? null,
     detail: { responseId: chosen.id, centralId: chosen.central.id, technicianId: chosen.technician.id, deliveryId },
   });
-  return { offer: { uuid: offer.uuid, generatorId: generator.id }, result, deliveryId, accepted: responseView(chosen) };
+  return { offer: { uuid: offer.uuid, generatorId: generator.id }, result, deliveryId, accepted: responseView(chosen), technicianId: chosen.technician.id };
 }
 
 /**
@@ -72,12 +74,23 @@ export async function announceSelection(
   if (opts.dispatch && deliveryId) {
     await afterCommit(rt, 'enqueue acceptance notification', { uuid: sel.offer.uuid, deliveryId }, () => enqueueAcceptance(rt, deliveryId));
   }
-  for (const e of selectionEvents(sel, opts.closed)) await publishOfferEvent(rt, e.offer, e.event, e.data);
+  for (const e of selectionEvents(sel, opts.closed)) await publishOfferEvent(rt, e.offer, e.event, e.data, e.selection);
 }
 
-/** The live events of a selection: `offer.accepted`, then `offer.closed` when it closed the window. */
+/**
+ * The live events of a selection: `offer.accepted`, then `offer.closed` when
+ * it closed the window. The last of them carries the technicians' side (D20):
+ * `offer.selected` {uuid, estado, accepted} to the chosen technician,
+ * `offer.closed` {uuid, result} to the others that received the offer.
+ */
 export function selectionEvents(sel: Selection, closed: ClosedResult | null): OfferEventOf[] {
-  const events: OfferEventOf[] = [{ offer: sel.offer, event: 'offer.accepted', data: { accepted: sel.accepted } }];
-  if (closed) events.push({ offer: sel.offer, event: 'offer.closed', data: { result: closed } });
-  return events;
+  const uuid = sel.offer.uuid;
+  const selection: OfferSelection = {
+    technicianId: sel.technicianId,
+    selected: { uuid, estado: sel.result.to, accepted: sel.accepted },
+    closed: { uuid, result: closed ?? 'selected' },
+  };
+  const accepted: OfferEventOf = { offer: sel.offer, event: 'offer.accepted', data: { accepted: sel.accepted } };
+  if (!closed) return [{ ...accepted, selection }];
+  return [accepted, { offer: sel.offer, event: 'offer.closed', data: { result: closed }, selection }];
 }
