@@ -12,13 +12,16 @@
  *   (estado NO_ASIGNADA) to the centrals that responded and lost when a
  *   response wins (ACEPTADA, or ASIGNADA by an own-central acceptance), and
  *   to every responding or assigned central on NO_ASIGNADA and INACTIVA;
- *   "cancelled" (estado CANCELADA) to the assigned central on CANCELADA.
+ *   "cancelled" (estado CANCELADA) to the assigned central on CANCELADA;
+ *   "assigned" (estado ASIGNADA, with the `servicio` the crew needs, D20) to
+ *   the winning central whenever the service becomes ASIGNADA.
  * Receivers without `url_api` or without that endpoint are skipped.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser, Central, OfferResponse, type DeliveryKind, type Offer } from '../../db/entities/index.js';
 import { profileEndpoint } from '../../webhooks/dispatch.js';
 import type { OfferState } from '../offers/lifecycle/states.js';
+import type { Servicio } from '../services/servicio.js';
 
 /** The body of a state or novelty notification (D12). */
 export interface StateNotice {
@@ -28,7 +31,12 @@ export interface StateNotice {
   detalle: string;
   /** the service's code once it has one (D16: in every state notification from ASIGNADA on) */
   codigoServicio?: string;
+  /** the central's ASIGNADA novelty: what the crew needs (D20), never the customer's phone */
+  servicio?: Servicio;
 }
+
+/** The winning central's novelty when the service becomes ASIGNADA (D20). */
+export const ASSIGNED_DETAIL = 'EL SERVICIO FUE ASIGNADO A SU CENTRAL';
 
 const GENERATOR_DETAIL: Partial<Record<OfferState, string>> = {
   SIN_RESPUESTA: 'NINGUNA CENTRAL RESPONDIÓ EN LA VENTANA DE 30 SEGUNDOS; LA OFERTA AÚN ACEPTA UNA RESPUESTA TARDÍA',
@@ -73,8 +81,10 @@ export type NoticeReceiver = Pick<ApiUser, 'id' | 'urlApi' | 'apiEndpoint'>;
 
 export interface Novelty<U extends NoticeReceiver = ApiUser> {
   central: { apiUser?: U | null };
-  estado: 'NO_ASIGNADA' | 'CANCELADA';
+  estado: 'NO_ASIGNADA' | 'CANCELADA' | 'ASIGNADA';
   detalle: string;
+  /** with ASIGNADA (D20) */
+  servicio?: Servicio;
 }
 
 /**
@@ -98,7 +108,19 @@ async function centralNovelties(
   offer: Offer,
   from: OfferState | null,
   to: OfferState,
+  servicio: Servicio | null,
 ): Promise<Novelty[]> {
+  const novelties = await otherNovelties(em, offer, from, to);
+  // D20: the winning central is told its service, after the losers' "not assigned"
+  const assignedId = offer.assignedCentral?.id ?? null;
+  if (to === 'ASIGNADA' && servicio && assignedId !== null) {
+    const central = await em.findOneOrFail(Central, assignedId, { populate: ['apiUser'] });
+    novelties.push({ central, estado: 'ASIGNADA', detalle: ASSIGNED_DETAIL, servicio });
+  }
+  return novelties;
+}
+
+async function otherNovelties(em: EntityManager, offer: Offer, from: OfferState | null, to: OfferState): Promise<Novelty[]> {
   const assignedId = offer.assignedCentral?.id ?? null;
   if (to === 'CANCELADA') {
     if (assignedId === null) return [];
@@ -151,18 +173,25 @@ export function stateNotices<U extends NoticeReceiver>(
   for (const n of novelties) {
     const receiver = n.central.apiUser;
     const url = receiver ? profileEndpoint(receiver, 'novedad') : null;
-    if (receiver && url) notices.push({ kind: 'novedad', receiver, url, body: { id: offer.uuid, estado: n.estado, fecha, detalle: n.detalle, ...code } });
+    // the servicio's code is the move's (an assignment gives it, D6)
+    const servicio = n.servicio ? { servicio: { ...n.servicio, codigoServicio: offer.codigoServicio ?? n.servicio.codigoServicio } } : {};
+    if (receiver && url) notices.push({ kind: 'novedad', receiver, url, body: { id: offer.uuid, estado: n.estado, fecha, detalle: n.detalle, ...code, ...servicio } });
   }
   return notices;
 }
 
-/** What the notices of a move need that the unit of work reads: the generator (when the move notifies it) and the centrals' novelties. */
+/**
+ * What the notices of a move need that the unit of work reads: the generator
+ * (when the move notifies it) and the centrals' novelties; `servicio` when
+ * the move reaches ASIGNADA (D20).
+ */
 export async function stateNoticeFacts(
   em: EntityManager,
   offer: Offer,
   from: OfferState | null,
   to: OfferState,
+  servicio: Servicio | null = null,
 ): Promise<{ generator: ApiUser | null; novelties: Novelty[] }> {
   const generator = notifiesGenerator(from, to) ? await em.findOneOrFail(ApiUser, offer.generator.id) : null;
-  return { generator, novelties: await centralNovelties(em, offer, from, to) };
+  return { generator, novelties: await centralNovelties(em, offer, from, to, servicio) };
 }

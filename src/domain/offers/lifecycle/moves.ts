@@ -24,7 +24,9 @@ import type { TransitionRecord } from '../../../db/stores/transitions.js';
 import { auditActor } from '../../../limits.js';
 import { deliveryRow, insertDeliveries, type DeliveryRow } from '../../../webhooks/deliveries.js';
 import { stateNoticeFacts, stateNotices, type NoticeReceiver, type Novelty } from '../../notifications/plan.js';
-import { announceOnCommit, requireCommitSteps, type Announcement } from './announce.js';
+import { afterCommit, announceOnCommit, onCommit, requireCommitSteps, type Announcement } from './announce.js';
+import { serviceAssigned } from '../../services/events.js';
+import { servicio, type Servicio } from '../../services/servicio.js';
 import { freeServiceCodes, type ServiceCodes } from './codes.js';
 import { canMove, creationState, ENDED, refusedMove, type CreationTrigger, type TransitionInput, type TransitionResult, type Trigger } from './stateMachine.js';
 import { ACTIVE_STATES, type OfferState } from './states.js';
@@ -182,7 +184,8 @@ export async function transition(em: EntityManager, offer: Offer, input: MoveInp
   // The assignment first: the novelties read who won (plan.ts).
   if (input.assignment) assignEntity(em, offer, input.assignment);
   const codes = codesNeeded(subject, input.to) ? await freeServiceCodes(em, subject) : undefined;
-  const facts = await stateNoticeFacts(em, offer, from, input.to);
+  const assigned = input.to === 'ASIGNADA' ? await assignedServicio(em, offer, codes) : null;
+  const facts = await stateNoticeFacts(em, offer, from, input.to, assigned?.servicio ?? null);
   const effects = planMove(subject, input, { ...facts, codes, at: new Date() });
   offer.state = effects.to;
   if (effects.codes) {
@@ -205,7 +208,20 @@ export async function transition(em: EntityManager, offer: Offer, input: MoveInp
   for (const d of effects.deliveries) em.create(WebhookDelivery, { ...d, offer, receiver: em.getReference(ApiUser, d.receiver) });
   await em.flush();
   if (effects.announcement) announceOnCommit(em, effects.announcement.offer, effects.announcement.result);
+  // D20: the technician is told its service, after the state
+  if (assigned?.technicianId != null) {
+    const msg = serviceAssigned(assigned.technicianId, effects.to, assigned.servicio);
+    onCommit(em, (rt) => afterCommit(rt, 'publish service.assigned', { uuid: offer.uuid }, () => rt.events.publish(msg.audience, msg.event, msg.data)));
+  }
   return { from: effects.from, to: effects.to, notificationIds: effects.deliveries.map((d) => d.id) };
+}
+
+/** D20: the `servicio` of an offer becoming ASIGNADA (with the codes the move gives it) and its technician. */
+async function assignedServicio(em: EntityManager, offer: Offer, codes: ServiceCodes | undefined): Promise<{ servicio: Servicio; technicianId: number | null }> {
+  await em.populate(offer, ['serviceType', 'assignedTechnician']);
+  const technician = offer.assignedTechnician ?? null;
+  const s = servicio(offer, technician);
+  return { servicio: { ...s, codigoServicio: offer.codigoServicio ?? codes?.codigoServicio ?? null }, technicianId: technician?.id ?? null };
 }
 
 function assignEntity(em: EntityManager, offer: Offer, a: Assignment): void {

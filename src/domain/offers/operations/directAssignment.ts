@@ -6,11 +6,14 @@
  * response window and no distribution, and with its codigoServicio and
  * codigoSolicitud. The service is pushed to the central at its
  * `api_endpoint.oferta` (D12: `asignacionDirecta: true` and both codes), as a
- * delivery retried with backoff like a state notification.
+ * delivery retried with backoff like a state notification; like any service
+ * becoming ASIGNADA (D20), the central is also told at `api_endpoint.novedad`
+ * and the named technician gets `service.assigned`, each with the `servicio`
+ * the push carries too.
  */
 import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
-import type { Runtime } from '../../ports.js';
+import type { BusMessage, Runtime } from '../../ports.js';
 import { freeServiceCodes } from '../lifecycle/codes.js';
 import type { Push } from '../lifecycle/moves.js';
 import { draftOffer, type OfferInput } from '../create/input.js';
@@ -18,6 +21,10 @@ import { prepareOffer } from '../create/prepare.js';
 import { insertOffer } from '../create/write.js';
 import { offerFields } from '../../distribution/payload.js';
 import { profileEndpoint } from '../../../webhooks/deliveries.js';
+import { ASSIGNED_DETAIL } from '../../notifications/plan.js';
+import { serviceAssigned } from '../../services/events.js';
+import { servicio } from '../../services/servicio.js';
+import { afterCommit, onCommit } from '../lifecycle/announce.js';
 
 export type DirectAssignmentInput = OfferInput & { dniPrestador: string; dniTecnico?: string };
 
@@ -56,13 +63,28 @@ export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAs
     // (none) → ASIGNADA holds the named technician (D16) and is announced like any move (moves.ts).
     const receiver = central.apiUser ?? null;
     const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
+    const novedad = receiver ? profileEndpoint(receiver, 'novedad') : null;
+    let assigned: BusMessage | null = null;
     const pushes = async (em: typeof tx): Promise<Push[]> => {
-      if (!receiver || !url) return [];
-      const created = await em.findOneOrFail(Offer, draft.uuid);
-      const body = { ...offerFields(created), asignacionDirecta: true, ...codes, ...(technician ? { dniTecnico: technician.dni } : {}) };
-      return [{ kind: 'assignment-push', receiverId: receiver.id, url, body }];
+      const created = await em.findOneOrFail(Offer, draft.uuid, { populate: ['serviceType'] });
+      const s = servicio(created, technician);
+      if (technician) assigned = serviceAssigned(technician.id, 'ASIGNADA', s);
+      if (!receiver) return [];
+      const out: Push[] = [];
+      if (url) {
+        const body = { ...offerFields(created), asignacionDirecta: true, ...codes, ...(technician ? { dniTecnico: technician.dni } : {}), servicio: s };
+        out.push({ kind: 'assignment-push', receiverId: receiver.id, url, body });
+      }
+      if (novedad) {
+        const body = { id: draft.uuid, estado: 'ASIGNADA', fecha: offer.createdAt.toISOString(), detalle: ASSIGNED_DETAIL, codigoServicio: codes.codigoServicio, servicio: s };
+        out.push({ kind: 'novedad', receiverId: receiver.id, url: novedad, body });
+      }
+      return out;
     };
     const inserted = await insertOffer(tx, offer, { by: 'asignacion-directa', actor: `api-user:${user.username}` }, pushes);
+    // D20: the technician is told its service after the state
+    const msg = assigned as BusMessage | null;
+    if (msg) onCommit(tx, (rt) => afterCommit(rt, 'publish service.assigned', { uuid: draft.uuid }, () => rt.events.publish(msg.audience, msg.event, msg.data)));
     return { inserted, codes };
   });
   if (inserted === 'unknown-type') throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });
