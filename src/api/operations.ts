@@ -21,6 +21,7 @@ import {
   trackServicePublic,
 } from './customer/tracking.js';
 import { listWebhookDeliveries } from './deliveries/deliveries.js';
+import { listCentralServices } from './providers/centralServices.js';
 import { acceptOffer } from './offers/acceptOffer.js';
 import { createOffer } from './offers/createOffer.js';
 import { getOfferResponses } from './offers/offerResponses.js';
@@ -82,6 +83,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   trackingPageLogout,
   trackingPageScript,
   listWebhookDeliveries,
+  listCentralServices,
   consoleHome,
   consoleOffer,
   consoleResend,

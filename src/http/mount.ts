@@ -94,7 +94,7 @@ function authentication(rt: Runtime, auth: Auth, path: string, gated = true): Mi
     case 'basic':
       return basicAuth(em, gated ? endpoint : null, rt.authCache);
     case 'apiKey':
-      return apiKeyAuth(em, endpoint, rt.authCache);
+      return apiKeyAuth(em, gated ? endpoint : null, rt.authCache);
     case 'basicOrJwt':
       return unauthorizedAsController(basicOrJwtAuth(em, endpoint, rt.config.jwtSecret, rt.authCache));
     case 'operator':

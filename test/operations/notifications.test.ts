@@ -189,15 +189,18 @@ describe('state notifications (D12)', () => {
 
   it('a whole service: ACEPTADA → asignacion → EN_CAMINO → EN_SITIO → finalize reaches the generator in order', async () => {
     const calls = receiver(GENERATOR_URL, '/estado');
+    const central = receiver(CENTRAL_URL, '/novedad');
     const offer = await offerIn(app.rt.orm.em.fork(), gen, 'ACEPTADA', prov);
     const auth = { authorization: gen.auth };
     expect((await app.client.post('api/v3/asignacion', { headers: auth, json: { uuid: offer.uuid } })).statusCode).to.equal(200);
     expect((await progress(offer.uuid, 'EN_CAMINO')).statusCode).to.equal(200);
     expect((await progress(offer.uuid, 'EN_SITIO')).statusCode).to.equal(200);
     expect((await app.client.post('api/v3/finalize', { headers: auth, json: { uuid: offer.uuid } })).statusCode).to.equal(200);
-    const ds = await settled(offer.uuid, 4);
+    // four to the generator, and the winning central's ASIGNADA novelty (D20)
+    const ds = await settled(offer.uuid, 5);
     expect(ds.every((d) => d.state === 'ok')).to.equal(true);
     expect(calls.map((c) => c.body.estado)).to.deep.equal(['ASIGNADA', 'EN_CAMINO', 'EN_SITIO', 'FINALIZADA']);
+    expect(central.map((c) => c.body.estado)).to.deep.equal(['ASIGNADA']);
     expect(new Set(calls.map((c) => c.headers['x-event-id'])).size).to.equal(4);
     // D16: the codigoServicio the assignment gave, in every state notification from ASIGNADA on
     const { codigoServicio } = await app.rt.orm.em.fork().findOneOrFail(Offer, offer.uuid);

@@ -10,6 +10,7 @@ import { TRACKING_MESSAGES } from '../customer/messages.js';
 import { INTEGRITY_MESSAGES, MESSAGES, OPERATOR_LOGIN_REQUIRED } from '../../envelopes.js';
 import { CUSTOMER_SCHEMAS } from '../customer/tracking.js';
 import { DELIVERY_SCHEMAS } from '../deliveries/deliveries.js';
+import { PROVIDER_SCHEMAS } from '../providers/centralServices.js';
 import { API, type Auth, type Named, type OperationDecl, type ResponseDecl } from '../operation.js';
 import { OPERATIONS } from '../operations.js';
 import { ControllerError, KeyError, RESPONSE_SCHEMAS, RateLimited, SystemError, ref, str } from './components.js';
@@ -265,7 +266,7 @@ function collectSchemas(ops: readonly OperationDecl[]): Record<string, JsonObjec
     if (seen && seen !== n.schema) throw new Error(`two schemas named ${n.name}`);
     out.set(n.name, n.schema);
   };
-  for (const n of [...RESPONSE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...SOCKET_SCHEMAS, ...CUSTOMER_SCHEMAS, ...DELIVERY_SCHEMAS]) add(n);
+  for (const n of [...RESPONSE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...SOCKET_SCHEMAS, ...CUSTOMER_SCHEMAS, ...DELIVERY_SCHEMAS, ...PROVIDER_SCHEMAS]) add(n);
   for (const op of ops) {
     if (op.input) add(op.input.schema);
     for (const r of Object.values(op.responses)) if (r.schema && isNamed(r.schema)) add(r.schema);

@@ -11,6 +11,79 @@ import { named } from '../operation.js';
 const nullable = (s: object) => ({ anyOf: [s, { type: 'null' }] });
 const S = str(255);
 
+const num = { type: 'number' } as const;
+
+/** D20: what the crew needs (src/domain/services/servicio.ts); never the customer's phone. */
+export const ServicioSchema = named('Servicio', {
+  type: 'object',
+  description: 'What the crew needs to do the job (D20). Never the customer’s phone: the chat is the channel (D14).',
+  required: [
+    'uuid',
+    'codigoServicio',
+    'tipoServicio',
+    'nombreTipoServicio',
+    'descripcionServicio',
+    'direccionOrigen',
+    'latitudOrigen',
+    'longitudOrigen',
+    'puntoReferenciaOrigen',
+    'direccionDestino',
+    'latitudDestino',
+    'longitudDestino',
+    'puntoReferenciaDestino',
+    'ciudad',
+    'departamento',
+    'fechaCita',
+    'horaCita',
+    'vehiculo',
+    'observaciones',
+    'guardian',
+    'paradas',
+    'tecnico',
+  ],
+  properties: {
+    uuid: str(36, { format: 'uuid' }),
+    codigoServicio: nullable(str(32)),
+    tipoServicio: { type: 'integer' },
+    nombreTipoServicio: S,
+    descripcionServicio: str(2000),
+    direccionOrigen: nullable(str(500)),
+    latitudOrigen: num,
+    longitudOrigen: num,
+    puntoReferenciaOrigen: nullable(str(500)),
+    direccionDestino: nullable(str(500)),
+    latitudDestino: nullable(num),
+    longitudDestino: nullable(num),
+    puntoReferenciaDestino: nullable(str(500)),
+    ciudad: nullable(S),
+    departamento: nullable(S),
+    fechaCita: { ...str(32), description: 'empty: immediate (spec 2.1)' },
+    horaCita: { ...str(32), description: 'empty: immediate (spec 2.1)' },
+    vehiculo: nullable({ type: 'object', description: 'the vehicle as the offer gave it (spec 2.1)' }),
+    observaciones: nullable(str(5200)),
+    guardian: { enum: ['SI', 'NO'] },
+    paradas: {
+      type: 'array',
+      description: 'every stop added (D6), in order',
+      items: {
+        type: 'object',
+        required: ['direccion', 'latitud', 'longitud', 'puntoReferencia', 'ciudad', 'departamento'],
+        properties: {
+          direccion: nullable(str(500)),
+          latitud: num,
+          longitud: num,
+          puntoReferencia: nullable(str(500)),
+          ciudad: nullable(S),
+          departamento: nullable(S),
+        },
+      },
+    },
+    tecnico: nullable({ type: 'object', required: ['dniTecnico', 'nombre'], properties: { dniTecnico: S, nombre: S } }),
+  },
+} as const);
+
+const servicioRef = { $ref: `#/components/schemas/${ServicioSchema.name}` } as const;
+
 /** 6.1 */
 export const AcceptanceNotification = named('AcceptanceNotification', {
   type: 'object',
@@ -60,6 +133,20 @@ export const StateNotification = named('StateNotification', {
   },
 } as const);
 
+/** D20: the winning central's novelty when its service becomes ASIGNADA. */
+export const AssignedNovelty = named('AssignedNovelty', {
+  type: 'object',
+  required: ['id', 'estado', 'fecha', 'detalle', 'codigoServicio', 'servicio'],
+  properties: {
+    id: str(36, { format: 'uuid' }),
+    estado: { const: 'ASIGNADA' },
+    fecha: str(64, { format: 'date-time' }),
+    detalle: str(2000, { examples: ['EL SERVICIO FUE ASIGNADO A SU CENTRAL'] }),
+    codigoServicio: str(32),
+    servicio: servicioRef,
+  },
+} as const);
+
 /** D9/D12: the offer's fields pushed to a central (and a direct assignment). */
 export const OfferPush = named('OfferPush', {
   type: 'object',
@@ -89,10 +176,12 @@ export const OfferPush = named('OfferPush', {
     asignacionDirecta: { type: 'boolean' },
     codigoServicio: str(32),
     codigoSolicitud: str(32),
+    dniTecnico: { ...S, description: 'a direct assignment naming its technician' },
+    servicio: { ...servicioRef, description: 'a direct assignment: what the crew needs (D20)' },
   },
 } as const);
 
-export const WEBHOOK_SCHEMAS = [AcceptanceNotification, StateNotification, OfferPush];
+export const WEBHOOK_SCHEMAS = [ServicioSchema, AcceptanceNotification, StateNotification, AssignedNovelty, OfferPush];
 
 const header = (name: string, description: string, max = 255): JsonObject => ({ name, in: 'header', required: false, description, schema: { type: 'string', maxLength: max } });
 const KEY = header('x-apikey', 'the receiver’s API key, when its profile has one');
@@ -137,9 +226,16 @@ export const WEBHOOKS: Record<string, Record<string, JsonObject>> = {
     [KEY, EVENT_ID, ...SIGNATURE],
     { '2XX': { description: 'Received' }, default: { description: 'Retried later (Retry-After honoured)' } },
   ),
+  assignedNovelty: put(
+    'Service assigned to the central (D20)',
+    'PUT {url_api}{api_endpoint.novedad} of the winning central when its service becomes ASIGNADA (POST /asignacion, an own-central acceptance, a direct assignment), with the `servicio` its crew needs (never the customer’s phone). Retried with exponential backoff until a 2xx, in order per offer and receiver with the other notifications; signed as D17; kept in the delivery log (D18).',
+    AssignedNovelty.name,
+    [KEY, EVENT_ID, ...SIGNATURE],
+    { '2XX': { description: 'Received' }, default: { description: 'Retried later (Retry-After honoured)' } },
+  ),
   offerPush: put(
     'Offer pushed to a central (D9, D12)',
-    'PUT {url_api}{api_endpoint.oferta} of each covering central when an offer is distributed; a direct assignment adds asignacionDirecta, codigoServicio and codigoSolicitud.',
+    'PUT {url_api}{api_endpoint.oferta} of each covering central when an offer is distributed; a direct assignment adds asignacionDirecta, codigoServicio, codigoSolicitud, dniTecnico (when named) and the `servicio` (D20).',
     OfferPush.name,
     [KEY, EVENT_ID, ...SIGNATURE],
     { '2XX': { description: 'Received' }, default: { description: 'Retried later' } },

@@ -400,3 +400,75 @@ export async function overdueEvaluationsPage(em: EntityManager, agoMs: number, c
 export async function overdueExpiriesPage(em: EntityManager, agoMs: number, cursor: KeysetCursor, limit: number): Promise<KeysetRow[]> {
   return em.execute<KeysetRow[]>(OVERDUE_EXPIRIES, [agoMs, ...pageParams(cursor, limit)]);
 }
+
+// --- the provider's reading (D20) ---
+
+/** An offer as the central's service list reads it: its `servicio`'s fields, its state, central and technician. */
+export interface CentralServiceRow {
+  uuid: string;
+  state: string;
+  createdAt: Date;
+  codigoServicio: string | null;
+  codigoSolicitud: string | null;
+  descripcionServicio: string;
+  direccionOrigen: string | null;
+  originLat: number;
+  originLng: number;
+  puntoReferenciaOrigen: string | null;
+  direccionDestino: string | null;
+  destLat: number | null;
+  destLng: number | null;
+  puntoReferenciaDestino: string | null;
+  ciudad: string | null;
+  departamento: string | null;
+  fechaCita: string | null;
+  horaCita: string | null;
+  vehiculo: Offer['vehiculo'];
+  observaciones: string | null;
+  priority: boolean;
+  stops: Offer['stops'];
+  serviceTypeId: number;
+  serviceTypeName: string;
+  centralNit: string;
+  centralName: string;
+  technicianDni: string | null;
+  technicianNames: string | null;
+}
+
+/**
+ * A page of the offers assigned to one of an API user's centrals (D20),
+ * newest first, optionally in one state, with how many there are in all: one
+ * statement (the count, and the page joined to it, so a page past the end
+ * still tells the total). Never the customer's phone.
+ */
+export async function centralServicesPage(
+  em: EntityManager,
+  apiUserId: number,
+  estado: string | null,
+  limit: number,
+  offset: number,
+): Promise<{ rows: CentralServiceRow[]; total: number }> {
+  const where = `c.api_user_id = ? and (?::text is null or o.state = ?::text)`;
+  const rows = await em.execute<Array<CentralServiceRow & { total: number }>>(
+    `select t.total, p.* from (select count(*)::int as total from offer o join central c on c.id = o.assigned_central_id where ${where}) t
+     left join lateral (
+       select o.uuid, o.state, o.created_at as "createdAt", o.codigo_servicio as "codigoServicio", o.codigo_solicitud as "codigoSolicitud",
+              o.descripcion_servicio as "descripcionServicio", o.direccion_origen as "direccionOrigen", o.origin_lat as "originLat",
+              o.origin_lng as "originLng", o.punto_referencia_origen as "puntoReferenciaOrigen", o.direccion_destino as "direccionDestino",
+              o.dest_lat as "destLat", o.dest_lng as "destLng", o.punto_referencia_destino as "puntoReferenciaDestino", o.ciudad,
+              o.departamento, o.fecha_cita as "fechaCita", o.hora_cita as "horaCita", o.vehiculo, o.observaciones, o.priority, o.stops,
+              st.id as "serviceTypeId", st.type as "serviceTypeName", c.nit as "centralNit", c.name as "centralName",
+              tech.dni as "technicianDni", tech.names as "technicianNames"
+         from offer o
+         join central c on c.id = o.assigned_central_id
+         join service_type st on st.id = o.service_type_id
+         left join technician tech on tech.id = o.assigned_technician_id
+        where ${where}
+        order by o.created_at desc, o.uuid
+        limit ? offset ?
+     ) p on true`,
+    [apiUserId, estado, estado, apiUserId, estado, estado, limit, offset],
+  );
+  const total = rows[0]?.total ?? 0;
+  return { rows: rows.filter((r) => r.uuid !== null).map(({ total: _t, ...r }) => ({ ...r, createdAt: new Date(r.createdAt) })), total };
+}

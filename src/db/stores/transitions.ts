@@ -61,3 +61,12 @@ export async function lastMoveInto(em: EntityManager, offerUuid: string, states:
   );
   return row?.at ? new Date(row.at) : null;
 }
+
+/** The moves of several offers (a page of a provider's services, D20) in one statement, each offer's in the order made. */
+export async function transitionsOfOffers(em: EntityManager, offerUuids: readonly string[]): Promise<Array<TransitionRow & { offer_uuid: string }>> {
+  if (!offerUuids.length) return [];
+  return em.execute<Array<TransitionRow & { offer_uuid: string }>>(
+    `select offer_uuid, from_state, to_state, actor, at, tech_lat, tech_lng from offer_transition where offer_uuid = any(?::uuid[]) order by offer_uuid, id`,
+    [offerUuids],
+  );
+}
