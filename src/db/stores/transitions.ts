@@ -66,7 +66,7 @@ export async function lastMoveInto(em: EntityManager, offerUuid: string, states:
 export async function transitionsOfOffers(em: EntityManager, offerUuids: readonly string[]): Promise<Array<TransitionRow & { offer_uuid: string }>> {
   if (!offerUuids.length) return [];
   return em.execute<Array<TransitionRow & { offer_uuid: string }>>(
-    `select offer_uuid, from_state, to_state, actor, at, tech_lat, tech_lng from offer_transition where offer_uuid = any(?::uuid[]) order by offer_uuid, id`,
-    [offerUuids],
+    `select offer_uuid, from_state, to_state, actor, at, tech_lat, tech_lng from offer_transition where offer_uuid in (select jsonb_array_elements_text(?::jsonb)::uuid) order by offer_uuid, id`,
+    [JSON.stringify(offerUuids)],
   );
 }
