@@ -78,7 +78,7 @@ describe('The OpenAPI document (D19)', () => {
     for (const o of ops) expect(o.responses, String(o.operationId)).to.be.an('object').that.is.not.empty;
     expect(doc.components.securitySchemes).to.include.keys('basicAuth', 'apiKey', 'bearerJwt', 'integrityTimestamp', 'integrityNonce', 'integritySignature');
     expect(doc.components.securitySchemes.apiKey).to.deep.include({ type: 'apiKey', in: 'header', name: 'x-apikey' });
-    expect(Object.keys(doc.webhooks)).to.have.members(['acceptanceNotification', 'stateNotification', 'offerPush']);
+    expect(Object.keys(doc.webhooks)).to.have.members(['acceptanceNotification', 'stateNotification', 'assignedNovelty', 'offerPush']);
     expect(JSON.stringify(buildDocument())).to.equal(JSON.stringify(doc));
   });
 

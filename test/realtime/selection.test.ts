@@ -144,7 +144,10 @@ describe('real time: told they won, or not (D20)', function () {
     expect(novelties[0].raw).to.not.contain(CUSTOMER_PHONE);
     expect(novelties[0].headers['webhook-id']).to.equal(novelties[0].headers['x-event-id']);
     // the loser's central has no endpoint: nothing was planned for it; the winner's novelty is in the log
-    const logged = await app.rt.orm.em.fork().find(WebhookDelivery, { offer: uuid, kind: 'novedad' }, { orderBy: { createdAt: 'asc' } });
+    const logged = await waitFor(async () => {
+      const rows = await app.rt.orm.em.fork().find(WebhookDelivery, { offer: uuid, kind: 'novedad' }, { orderBy: { createdAt: 'asc' } });
+      return rows.every((d) => d.state === 'ok') ? rows : null;
+    }, 5000, 'the novelties recorded');
     expect(logged.map((d) => [d.state, (d.requestBody as { estado: string }).estado])).to.deep.equal([
       ['ok', 'ASIGNADA'],
       ['ok', 'CANCELADA'],
@@ -181,5 +184,53 @@ describe('real time: told they won, or not (D20)', function () {
     const novelty = await waitFor(() => calls(uuid, '/novedad')[0], 8000, 'the novelty');
     expect(verified(novelty)).to.deep.include({ id: uuid, estado: 'ASIGNADA', codigoServicio, servicio });
     expect(novelty.raw).to.not.contain(CUSTOMER_PHONE);
+  });
+
+  it('an own-central acceptance assigns at once: its technician gets offer.selected (ASIGNADA) and service.assigned, the others offer.closed and nothing more', async () => {
+    const em = app.rt.orm.em.fork();
+    const own = await makeCrew(em);
+    const ownGen = await makeGenerator(em, { nit: own.central.nit, urlApi: rcv.url, apiEndpoint: { respuesta: '/respuesta' } });
+    const [o, b] = await Promise.all([open(own.headers), open(loser.headers)]);
+    const uuid = randomUUID();
+    const posted = await app.client.post('api/v3/oferta', { headers: ownGen.headers, json: { uuid, tipoServicio: '1', latitudOrigen: BOGOTA.lat, longitudOrigen: BOGOTA.lng, fechaCita: '' } });
+    expect(posted.statusCode).to.equal(200);
+    await Promise.all([o.next('offer.new', of(uuid)), b.next('offer.new', of(uuid))]);
+    o.send('offer.respond', { id: uuid, tiempoLlegadaSitio: 7 }, 'own');
+    expect((await o.next('offer.respond.result', (f) => f.ref === 'own')).data).to.include({ status: 200 });
+    expect((await o.next('offer.selected', of(uuid))).data).to.deep.include({ uuid, estado: 'ASIGNADA' });
+    const service = await o.next('service.assigned', of(uuid));
+    expect((service.data as { servicio: { tecnico: unknown } }).servicio.tecnico).to.deep.equal({ dniTecnico: own.technician.dni, nombre: own.technician.names });
+    expect((await b.next('offer.closed', of(uuid))).data).to.deep.equal({ uuid, result: 'assigned-own' });
+    // a later state of the offer reaches its technician, never the one left out
+    expect((await app.client.post('api/v3/cancelacion', { headers: ownGen.headers, json: { uuid } })).statusCode).to.equal(200);
+    await o.next('offer.state', (f) => of(uuid)(f) && (f.data as { estado: string }).estado === 'CANCELADA');
+    expect(b.frames.filter(of(uuid)).map((f) => f.event)).to.deep.equal(['offer.new', 'offer.state', 'offer.closed']);
+  });
+
+  it('a late acceptance the generator confirms: its technician gets offer.selected; the others that received the offer offer.closed and nothing more', async () => {
+    const em = app.rt.orm.em.fork();
+    const late = await makeCrew(em);
+    const [l, b] = await Promise.all([open(late.headers), open(loser.headers)]);
+    const uuid = randomUUID();
+    const posted = await app.client.post('api/v3/oferta', { headers: gen.headers, json: { uuid, tipoServicio: '1', latitudOrigen: BOGOTA.lat, longitudOrigen: BOGOTA.lng, fechaCita: '' } });
+    expect(posted.statusCode).to.equal(200);
+    await Promise.all([l.next('offer.new', of(uuid)), b.next('offer.new', of(uuid))]);
+    // nobody answers in the window
+    await b.next('offer.closed', (f) => of(uuid)(f) && (f.data as { result: string }).result === 'no-response', 10000);
+    l.send('offer.respond', { id: uuid, tiempoLlegadaSitio: 12 }, 'late');
+    expect((await l.next('offer.respond.result', (f) => f.ref === 'late', 10000)).data).to.include({ status: 200 });
+    expect((await l.next('offer.selected', of(uuid))).data).to.deep.include({ uuid, estado: 'ACEPTADA' });
+    expect((await b.next('offer.closed', (f) => of(uuid)(f) && (f.data as { result: string }).result === 'selected')).data).to.deep.equal({ uuid, result: 'selected' });
+    expect((await app.client.post('api/v3/asignacion', { headers: gen.headers, json: { uuid } })).statusCode).to.equal(200);
+    await l.next('service.assigned', of(uuid));
+    await l.next('offer.state', (f) => of(uuid)(f) && (f.data as { estado: string }).estado === 'ASIGNADA');
+    const seen = b.frames.filter(of(uuid)).map((f) => [f.event, (f.data as { estado?: string; result?: string }).estado ?? (f.data as { result?: string }).result ?? null]);
+    expect(seen).to.deep.equal([
+      ['offer.new', null],
+      ['offer.state', 'SIN_RESPUESTA'],
+      ['offer.closed', 'no-response'],
+      ['offer.state', 'ACEPTADA'],
+      ['offer.closed', 'selected'],
+    ]);
   });
 });

@@ -8,6 +8,7 @@
 import { OfferResponseEntry, str } from './components.js';
 import type { Json, JsonObject } from './openapi.js';
 import { openApiDocument } from './openapi.js';
+import { ServicioSchema } from '../providers/servicio.js';
 import { SocketOfferRespond, SocketPing, SocketPosition, SocketProgress } from './socket.js';
 
 const uuid = str(36, { format: 'uuid' });
@@ -33,8 +34,30 @@ export const OUTGOING: Record<string, { summary: string; data: unknown }> = {
   'offer.accepted': { summary: 'The response selected for one of the generator’s offers', data: obj(['uuid', 'accepted'], { uuid, accepted: { $ref: `#/components/schemas/${OfferResponseEntry.name}` } }) },
   'offer.state': { summary: 'A transition of the offer', data: obj(['uuid', 'estado', 'anterior', 'fecha'], { uuid, estado: str(20), anterior: str(20), fecha: iso }) },
   'offer.closed': {
-    summary: 'The offer’s window closed',
+    summary:
+      'The offer’s window closed. To a technician that received the offer, when another technician’s response was selected: it lost, and gets no further event of that offer (D20)',
     data: obj(['uuid', 'result'], { uuid, result: { enum: ['selected', 'no-response', 'withdrawn', 'assigned-own'] } }),
+  },
+  'offer.selected': {
+    summary: 'To the technician whose response was selected (D20): it won; it keeps receiving the offer’s offer.state',
+    data: obj(['uuid', 'estado', 'accepted'], {
+      uuid,
+      estado: { enum: ['ACEPTADA', 'ASIGNADA'], description: 'ASIGNADA when its own generator’s central accepted (D4b)' },
+      accepted: { $ref: `#/components/schemas/${OfferResponseEntry.name}` },
+    }),
+  },
+  'service.assigned': {
+    summary: 'To the technician: the service is its to do (D20), with what the crew needs (never the customer’s phone)',
+    data: obj(['uuid', 'codigoServicio', 'estado', 'servicio'], {
+      uuid,
+      codigoServicio: { anyOf: [str(32), { type: 'null' }] },
+      estado: str(20),
+      servicio: { $ref: `#/components/schemas/${ServicioSchema.name}` },
+    }),
+  },
+  'service.released': {
+    summary: 'To the technician: the service is no longer its to do (D20, a change of technician)',
+    data: obj(['uuid', 'codigoServicio', 'motivo'], { uuid, codigoServicio: { anyOf: [str(32), { type: 'null' }] }, motivo: str(2000) }),
   },
   'offer.subscribed': { summary: 'The socket named in POST /oferta follows that offer', data: obj(['uuid'], { uuid }) },
   'offer.respond.result': { summary: 'Answer to offer.respond: the HTTP status and body of PUT /aceptacion', data: obj(['status', 'body'], { status: { type: 'integer' }, body: {} }) },

@@ -4,7 +4,7 @@ import type { JSONSchema } from 'json-schema-to-ts';
 import { centralServices } from '../../domain/services/centralServices.js';
 import { OFFER_STATES } from '../../domain/offers/lifecycle/states.js';
 import { ControllerError, str } from '../document/components.js';
-import { ServicioSchema } from '../document/webhooks.js';
+import { ServicioSchema } from './servicio.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 
 export const CENTRAL_SERVICES_MESSAGES = {
