@@ -88,3 +88,10 @@ export function checkResponse(r: SeenResponse): void {
     throw new Error(`${where}: body off the document's schema: ${c.ajv.errorsText(v.errors)}; body: ${JSON.stringify(body)?.slice(0, 500)}`);
   }
 }
+
+/** Throws unless `value` is valid against the document's component schema `name` (a webhook's body, D19). */
+export function checkComponent(name: string, value: unknown): void {
+  const c = setup();
+  const v = validatorFor(c, pointer('components', 'schemas', name));
+  if (!v(value)) throw new Error(`off the ${name} schema: ${c.ajv.errorsText(v.errors)}; value: ${JSON.stringify(value)?.slice(0, 500)}`);
+}

@@ -12,6 +12,7 @@ import { Webhook } from 'standardwebhooks';
 import { WebhookDelivery } from '../../src/db/entities/index.js';
 import { BOGOTA, makeServiceType } from '../helpers/factories.js';
 import { startCleanApp, type TestApp } from '../helpers/harness.js';
+import { checkComponent } from '../helpers/openapi.js';
 import { startReceiver, type Received, type Receiver } from '../helpers/receiver.js';
 import { connect, makeCrew, makeGenerator, wsUrl, type Crew, type Frame, type Generator, type TestSocket } from '../helpers/sockets.js';
 import { waitFor } from '../helpers/wait.js';
@@ -116,6 +117,7 @@ describe('real time: told they won, or not (D20)', function () {
       tecnico: { dniTecnico: winner.technician.dni, nombre: winner.technician.names },
     });
     expect(JSON.stringify(service.data)).to.not.contain(CUSTOMER_PHONE);
+    checkComponent('Servicio', servicio);
 
     // the loser: offer.closed was its last frame of that offer (the ASIGNADA that reached the winner above did not reach it)
     const mine = b.frames.filter(of(uuid)).map((f) => [f.event, (f.data as { estado?: string }).estado ?? null]);
@@ -139,6 +141,7 @@ describe('real time: told they won, or not (D20)', function () {
     ]);
     const body = verified(novelties[0]);
     expect(body).to.have.all.keys('id', 'estado', 'fecha', 'detalle', 'codigoServicio', 'servicio');
+    checkComponent('AssignedNovelty', body);
     expect(body).to.deep.include({ id: uuid, estado: 'ASIGNADA', detalle: 'EL SERVICIO FUE ASIGNADO A SU CENTRAL', codigoServicio });
     expect(body.servicio).to.deep.equal(servicio);
     expect(novelties[0].raw).to.not.contain(CUSTOMER_PHONE);
@@ -180,6 +183,7 @@ describe('real time: told they won, or not (D20)', function () {
     const pushed = verified(push);
     expect(pushed).to.deep.include({ asignacionDirecta: true, codigoServicio, dniTecnico: winner.technician.dni });
     expect(pushed.servicio).to.deep.equal(servicio);
+    checkComponent('OfferPush', pushed);
     expect(push.raw).to.not.contain(CUSTOMER_PHONE);
     const novelty = await waitFor(() => calls(uuid, '/novedad')[0], 8000, 'the novelty');
     expect(verified(novelty)).to.deep.include({ id: uuid, estado: 'ASIGNADA', codigoServicio, servicio });
