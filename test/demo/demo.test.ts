@@ -88,8 +88,9 @@ describe('npm run demo (D23)', function () {
   async function play(run: number): Promise<{ out: string; tally: Tally }> {
     const log = join(tmpdir(), `demo-test-${process.pid}-${run}.log`);
     logs.push(log);
+    const port = await freePort();
     const p = spawnEntry('dist/src/cli/demo.js', {
-      PORT: String(await freePort()),
+      PORT: String(port),
       QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_demo`,
       LOG_LEVEL: 'info',
       WEB_PROCESSES: '1',
@@ -103,6 +104,16 @@ describe('npm run demo (D23)', function () {
     });
     running.push(p);
     const [, json] = await untilOutput(p, /^DEMO_TALLY (.*)$/m, 120_000);
+    // the code printed for the customer page opens it, as a person would type it there
+    const page = (JSON.parse(json) as Tally).customerPage as { expediente: string; code: string } | null;
+    const opened = await fetch(`http://127.0.0.1:${port}/seguimiento/verificar`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: `http://127.0.0.1:${port}` },
+      body: new URLSearchParams({ expediente: page?.expediente ?? '', code: page?.code ?? '' }).toString(),
+    });
+    expect(opened.status, 'the customer page with the printed code').to.equal(303);
+    expect(opened.headers.get('set-cookie')).to.match(/httponly/i);
     p.child.kill('SIGINT');
     const { code } = await p.exited;
     const out = p.stdout();
