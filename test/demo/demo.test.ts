@@ -8,11 +8,11 @@
  * works (the market's provisioning is an upsert: nothing created twice).
  */
 import { expect } from 'chai';
-import { readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../helpers/ports.js';
-import { logLines, spawnEntry, type Spawned } from '../helpers/spawn.js';
+import { logLines, ROOT, spawnEntry, type Spawned } from '../helpers/spawn.js';
 
 /** Resolves with the first match of `re` in the process's stdout, as output arrives; rejects when it exits first or in `timeoutMs`. */
 function untilOutput(p: Spawned, re: RegExp, timeoutMs: number): Promise<RegExpExecArray> {
@@ -138,6 +138,16 @@ describe('npm run demo (D23)', function () {
     expect(Object.keys(tally.webhookStates)).to.include.members(['EN_CAMINO', 'EN_SITIO', 'FINALIZADA', 'SIN_RESPUESTA', 'EXPIRADA']);
     expect(tally.customerPage?.code).to.match(/^\d{6}$/);
   }
+
+  it('is an outside client: nothing under src/demo imports the service code (only its own modules and packages)', async () => {
+    const dir = join(ROOT, 'src/demo');
+    const outside: string[] = [];
+    for (const name of (await readdir(dir)).filter((n) => n.endsWith('.ts'))) {
+      const text = await readFile(join(dir, name), 'utf8');
+      for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'([^']+)'/g)) if (m[1].startsWith('.') && !m[1].startsWith('./')) outside.push(`${name}: ${m[1]}`);
+    }
+    expect(outside).to.deep.equal([]);
+  });
 
   it('plays every kind of event, every webhook verified, no error logged, and stops with 0 on SIGINT', async () => {
     const { tally } = await play(1);
