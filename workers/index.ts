@@ -31,6 +31,7 @@ import { createRedis } from '../src/queues/redis.js';
 import { startSchedules } from '../src/queues/schedules.js';
 import { InFlight } from '../src/main/inFlight.js';
 import type { Runtime } from '../src/domain/ports.js';
+import { observeWorker, timeJob } from '../src/metrics/queues.js';
 import { handlers as defaultHandlers, type Handlers } from './processors/index.js';
 
 export interface WorkerOptions {
@@ -83,7 +84,7 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
       async (job: Job) => {
         const handler = table[job.name];
         if (!handler) throw new Error(`job ${queue}/${job.name} has no handler`);
-        await handler(rt, job.data, job);
+        await timeJob(queue, job, () => handler(rt, job.data, job));
       },
       {
         connection,
@@ -97,6 +98,7 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
       rt.log.warn({ queue, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade, err }, 'job failed');
     });
     worker.on('error', (err) => rt.log.error({ queue, err }, 'worker error'));
+    observeWorker(worker, queue);
     return worker;
   });
   // The process that sends the 6.1 also sends it straight after the selections it commits (no queue hop), up to

@@ -30,7 +30,8 @@ if (cfg.workerNice > 0) {
 }
 const group = await startWorkers(rt);
 rt.log.info({ queues: group.workers.map((w) => w.name), nice: cfg.workerNice }, 'workers running');
-const stopMetrics = publishMetrics(rt.redis, cfg.queuePrefix, 'worker');
+// with its heartbeat, naming the queues it takes (broker_queue_worker_processes)
+const stopMetrics = publishMetrics(rt.redis, cfg.queuePrefix, 'worker', group.workers.map((w) => w.name));
 onShutdown(rt.log, [
   ['workers', () => group.close()],
   ['metrics', stopMetrics],

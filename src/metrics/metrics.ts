@@ -1,18 +1,23 @@
 /**
  * Prometheus metrics (D19) from prom-client. Every process (API processes and
  * workers) observes into its own registry and publishes it to Redis every few
- * seconds (one HSET, never per request); a scrape of GET /metrics on any API
+ * seconds (one pipeline with its heartbeat, never per request); a scrape of GET /metrics on any API
  * process merges every live process's figures with prom-client's
- * AggregatorRegistry, and adds the BullMQ queue depths read at scrape time.
+ * AggregatorRegistry, and adds what it reads at scrape time: the BullMQ queue
+ * depths, the oldest waiting job per queue, Redis's memory (queues.ts) and
+ * every process's heartbeat (heartbeat.ts). The queue signals measured where
+ * jobs run (queues.ts) travel the same way: no Redis write per job.
  */
-import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { Redis } from 'ioredis';
 import type { Queues } from '../queues/queues.js';
+import { addHeartbeatGauges, heart } from './heartbeat.js';
+import { addScrapeGauges } from './queues.js';
+import { registry } from './registry.js';
+
+export { registry };
 
 type ProcessMetrics = Awaited<ReturnType<Registry['getMetricsAsJSON']>>;
-
-export const registry = new Registry();
-collectDefaultMetrics({ register: registry });
 
 export const httpDuration = new Histogram({
   name: 'http_request_duration_seconds',
@@ -59,23 +64,35 @@ const KEY = (prefix: string) => `${prefix}:metrics`;
 const STALE_MS = 30_000;
 export const PUBLISH_EVERY_MS = 5_000;
 
-/** Publishes this process's metrics every PUBLISH_EVERY_MS (and at once); returns the stop function. */
-export function publishMetrics(redis: Redis, prefix: string, name: string): () => Promise<void> {
+/**
+ * Publishes this process's metrics, with its heartbeat in the same pipeline, every PUBLISH_EVERY_MS (and at once);
+ * `queues`: those a worker process takes jobs from. Returns the stop function.
+ */
+export function publishMetrics(redis: Redis, prefix: string, name: string, queues: readonly string[] = []): () => Promise<void> {
   const field = `${name}:${process.pid}`;
+  const beating = heart(prefix, name, queues);
   const publish = async () => {
     const metrics = await registry.getMetricsAsJSON();
-    await redis.hset(KEY(prefix), field, JSON.stringify({ at: Date.now(), metrics }));
+    const at = Date.now();
+    const results = await beating.beat(redis.pipeline().hset(KEY(prefix), field, JSON.stringify({ at, metrics })), at).exec();
+    const failed = results?.find(([err]) => err)?.[0];
+    if (failed) throw failed;
   };
-  void publish().catch(() => undefined);
-  const timer = setInterval(() => void publish().catch(() => undefined), PUBLISH_EVERY_MS);
+  let inFlight: Promise<void> = Promise.resolve();
+  const tick = () => {
+    inFlight = publish().catch(() => undefined);
+  };
+  tick();
+  const timer = setInterval(tick, PUBLISH_EVERY_MS);
   timer.unref();
   return async () => {
     clearInterval(timer);
-    await redis.hdel(KEY(prefix), field).catch(() => undefined);
+    await inFlight; // a publish under way would otherwise write the beat back after its removal
+    await beating.stop(redis.pipeline().hdel(KEY(prefix), field)).exec().catch(() => undefined);
   };
 }
 
-/** Prometheus text of every live process, plus the queues' depths. */
+/** Prometheus text of every live process, plus what is read at scrape time (queues, Redis, heartbeats). */
 export async function scrape(redis: Redis, prefix: string, queues: Queues): Promise<{ contentType: string; text: string }> {
   const own = await registry.getMetricsAsJSON();
   const stored = await redis.hgetall(KEY(prefix));
@@ -96,5 +113,7 @@ export async function scrape(redis: Redis, prefix: string, queues: Queues): Prom
     const counts = await q.getJobCounts('waiting', 'active', 'delayed', 'failed', 'prioritized', 'waiting-children');
     for (const [state, n] of Object.entries(counts)) depth.set({ queue: q.name, state }, n);
   }
+  await addScrapeGauges(merged, redis, queues.all());
+  await addHeartbeatGauges(merged, redis, prefix, queues.all().map((q) => q.name));
   return { contentType: merged.contentType, text: await merged.metrics() };
 }

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
 import nock from 'nock';
 import { ApiUser, Offer, OfferTransition } from '../../src/db/entities/index.js';
-import { transition } from '../../src/domain/offers/lifecycle/stateMachine.js';
+import { transition } from '../../src/domain/offers/lifecycle/moves.js';
 import { AUTH_MESSAGES } from '../../src/http/auth/index.js';
 import { ACTOR_MAX_LENGTH, IDENTITY_LIMITS, auditActor } from '../../src/limits.js';
 import { provision } from '../../src/provisioning/index.js';

@@ -5,7 +5,8 @@
  */
 import { expect } from 'chai';
 import { Offer } from '../../src/db/entities/index.js';
-import { lockOffer, transition } from '../../src/domain/offers/lifecycle/stateMachine.js';
+import { lockOffer } from '../../src/domain/offers/lifecycle/stateMachine.js';
+import { transition } from '../../src/domain/offers/lifecycle/moves.js';
 import type { Audience } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';
 import { makeApiUser, makeOffer, makeServiceType } from '../helpers/factories.js';

@@ -1,7 +1,8 @@
 /**
- * Plans the state-change notifications of a move (decisions D12): creates
- * their webhook_delivery rows in the caller's transaction and returns their
- * ids, to be enqueued on the state-notification queue after commit.
+ * The state-change notifications of a move (decisions D12), as the move
+ * plans them (src/domain/offers/lifecycle/moves.ts: written as
+ * webhook_delivery rows in its transaction, enqueued on the
+ * state-notification queue after commit).
  *
  * - The generator (`api_endpoint.estado`, kind `state`): every move after
  *   creation (SIN_RESPUESTA, EXPIRADA, NO_ASIGNADA, INACTIVA, CANCELADA, the
@@ -16,7 +17,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser, Central, OfferResponse, type DeliveryKind, type Offer } from '../../db/entities/index.js';
-import { createDelivery, profileEndpoint } from '../../webhooks/deliveries.js';
+import { profileEndpoint } from '../../webhooks/deliveries.js';
 import type { OfferState } from '../offers/lifecycle/states.js';
 
 /** The body of a state or novelty notification (D12). */
@@ -70,7 +71,7 @@ export function notifiesGenerator(from: OfferState | null, to: OfferState): bool
 /** A receiver as the notices need it: the entity, or the columns a batch read (closing.ts). */
 export type NoticeReceiver = Pick<ApiUser, 'id' | 'urlApi' | 'apiEndpoint'>;
 
-interface Novelty<U extends NoticeReceiver = ApiUser> {
+export interface Novelty<U extends NoticeReceiver = ApiUser> {
   central: { apiUser?: U | null };
   estado: 'NO_ASIGNADA' | 'CANCELADA';
   detalle: string;
@@ -155,10 +156,13 @@ export function stateNotices<U extends NoticeReceiver>(
   return notices;
 }
 
-/** Plans the notices of a move on the unit of work; returns their delivery ids. */
-export async function planStateNotifications(em: EntityManager, offer: Offer, from: OfferState | null, to: OfferState): Promise<string[]> {
-  const fecha = new Date().toISOString();
+/** What the notices of a move need that the unit of work reads: the generator (when the move notifies it) and the centrals' novelties. */
+export async function stateNoticeFacts(
+  em: EntityManager,
+  offer: Offer,
+  from: OfferState | null,
+  to: OfferState,
+): Promise<{ generator: ApiUser | null; novelties: Novelty[] }> {
   const generator = notifiesGenerator(from, to) ? await em.findOneOrFail(ApiUser, offer.generator.id) : null;
-  const notices = stateNotices(offer, generator, from, to, await centralNovelties(em, offer, from, to), fecha);
-  return notices.map((n) => createDelivery(em, { offer, kind: n.kind, receiver: n.receiver, url: n.url, body: { ...n.body }, eventHeader: true }).id);
+  return { generator, novelties: await centralNovelties(em, offer, from, to) };
 }

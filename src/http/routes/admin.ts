@@ -10,6 +10,7 @@ import { CONSOLE_PATH } from '../views/consolePage.js';
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { KoaAdapter } from '@bull-board/koa';
+import type { Queue } from 'bullmq';
 import type { Next } from 'koa';
 import type Koa from 'koa';
 import type { Runtime } from '../../domain/ports.js';
@@ -28,11 +29,19 @@ export const ADMIN_MESSAGES = {
   crossSite: 'Solicitud rechazada: no proviene de esta aplicación.',
 } as const;
 
+/**
+ * Queues whose failed jobs Bull Board offers no retry for: re-running a delivery's job does nothing (it finds the
+ * delivery finished: the 6.1 is sent at most once, D5; a notification's retries are over, D12); an admin resends
+ * from the delivery log instead (the console's "Reenviar").
+ */
+export const NO_RETRY_QUEUES: ReadonlySet<string> = new Set(['webhook-dispatch', 'state-notification']);
+
 /** One Bull Board over every queue, read-only or not, served at BOARD_PATH. */
 function board(rt: Runtime, readOnlyMode: boolean): Koa.Middleware<AppState> {
   const serverAdapter = new KoaAdapter();
   serverAdapter.setBasePath(BOARD_PATH);
-  createBullBoard({ queues: rt.queues.all().map((q) => new BullMQAdapter(q, { readOnlyMode })), serverAdapter });
+  const adapter = (q: Queue) => new BullMQAdapter(q, { readOnlyMode, allowRetries: !NO_RETRY_QUEUES.has(q.name) });
+  createBullBoard({ queues: rt.queues.all().map(adapter), serverAdapter });
   return serverAdapter.registerPlugin() as unknown as Koa.Middleware<AppState>;
 }
 

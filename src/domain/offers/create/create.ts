@@ -15,7 +15,8 @@ import { draftOffer, type OfferDraft, type OfferInput } from './input.js';
 import { offerResponses, type ResponseView } from '../acceptance/responses.js';
 import { prepareOffer } from './prepare.js';
 import { scheduleManyOfferJobs, scheduleOfferJobs } from './schedule.js';
-import { insertOffers, type InsertResult, type NewOffer, type OfferWrite } from './store.js';
+import { setOfferSocket } from '../../../db/stores/offers.js';
+import { insertOffers, type InsertResult, type NewOffer, type OfferWrite } from './write.js';
 import { Coalescer, Refused } from '../../../db/coalesce.js';
 
 export type CreateOutcome =
@@ -95,7 +96,7 @@ async function answerDuplicate(rt: Runtime, em: EntityManager, generator: ApiUse
   // Re-adding the jobs is harmless (same ids) and repairs an offer whose first enqueue failed.
   await afterCommit(rt, 'schedule offer jobs', { uuid: existing.uuid }, () => scheduleOfferJobs(rt, existing));
   if (draft.socketId) {
-    await em.nativeUpdate(Offer, { uuid: existing.uuid }, { socketId: draft.socketId });
+    await setOfferSocket(em, existing.uuid, draft.socketId);
     await subscribeSocket(rt, { uuid: existing.uuid, generatorId: generator.id }, draft.socketId);
   }
   const { responses } = await offerResponses(em, existing);

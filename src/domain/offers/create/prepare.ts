@@ -9,7 +9,7 @@ import type { ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../ports.js';
 import type { OfferDraft } from './input.js';
-import type { NewOffer } from './store.js';
+import type { NewOffer } from './write.js';
 
 export type PreparedOffer = Omit<NewOffer, 'deadlineAt' | 'expiresAt' | 'assignment'>;
 

@@ -1,6 +1,6 @@
 /**
  * After a transaction has committed (STYLE 6): the steps it declared. A
- * transition declares its own (stateMachine.ts: enqueue its state
+ * move declares its own (moves.ts: enqueue its state
  * notifications (D12) and publish the live `offer.state` event (D10)) on the
  * transaction it runs in, so no caller can forget them; other code declares
  * its steps with `onCommit`. They run in order (consecutive transitions'
@@ -25,7 +25,7 @@ export interface OfferRef {
 /** A step that follows a commit. */
 export type CommitStep = (rt: Runtime) => Promise<void>;
 
-/** A transition's announcement, declared by the state machine. */
+/** A move's announcement, declared by the move (moves.ts) on the transaction that makes it. */
 export interface Announcement {
   offer: OfferRef;
   result: TransitionResult;

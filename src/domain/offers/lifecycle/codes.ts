@@ -8,7 +8,7 @@
  */
 import { randomInt } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Offer } from '../../../db/entities/index.js';
+import { lockFreeOfferCode } from '../../../db/stores/offers.js';
 
 const ALPHABET = 'ABCDEFGHJKMNPQRSTVWXYZ23456789';
 const LENGTH = 6;
@@ -25,24 +25,24 @@ export function randomCode(prefix: Prefix): string {
   return `${prefix}-${body}`;
 }
 
+export interface ServiceCodes {
+  codigoServicio: string;
+  codigoSolicitud: string;
+}
+
 /** A code of `prefix` that no offer has; call inside a transaction (the lock lasts until it ends). */
 async function freeCode(em: EntityManager, prefix: Prefix): Promise<string> {
   for (let i = 0; i < MAX_TRIES; i++) {
     const code = randomCode(prefix);
-    await em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [code]);
-    const taken = await em.execute<Array<{ n: number }>>(`select 1 as n from offer where ${COLUMNS[prefix]} = ? limit 1`, [code]);
-    if (taken.length === 0) return code;
+    if (await lockFreeOfferCode(em, COLUMNS[prefix], code)) return code;
   }
   throw new Error(`no free ${prefix} code after ${MAX_TRIES} tries`);
 }
 
-/** Both codes of an offer created already assigned; call inside the transaction that inserts it. */
-export async function freeServiceCodes(em: EntityManager): Promise<{ codigoServicio: string; codigoSolicitud: string }> {
-  return { codigoServicio: await freeCode(em, 'SV'), codigoSolicitud: await freeCode(em, 'SL') };
-}
-
-/** Gives the offer its codigoServicio and codigoSolicitud when it has none yet (at ASIGNADA). */
-export async function ensureServiceCodes(em: EntityManager, offer: Offer): Promise<void> {
-  offer.codigoServicio ??= await freeCode(em, 'SV');
-  offer.codigoSolicitud ??= await freeCode(em, 'SL');
+/** Both codes of a service, keeping those it has; call inside the transaction that writes them. */
+export async function freeServiceCodes(
+  em: EntityManager,
+  has: { codigoServicio: string | null; codigoSolicitud: string | null } = { codigoServicio: null, codigoSolicitud: null },
+): Promise<ServiceCodes> {
+  return { codigoServicio: has.codigoServicio ?? (await freeCode(em, 'SV')), codigoSolicitud: has.codigoSolicitud ?? (await freeCode(em, 'SL')) };
 }

@@ -7,7 +7,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, OfferResponse, Technician, type ApiUser, type Offer } from '../../../db/entities/index.js';
 import type { Runtime } from '../../ports.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
-import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+import { canMove, refusedMove } from '../lifecycle/stateMachine.js';
+import { transition } from '../lifecycle/moves.js';
 
 export interface AssignmentInput {
   uuid: string;

@@ -5,7 +5,8 @@
 import { Central, type ApiUser } from '../../../db/entities/index.js';
 import type { Runtime } from '../../ports.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
-import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+import { canMove, refusedMove } from '../lifecycle/stateMachine.js';
+import { transition } from '../lifecycle/moves.js';
 
 export interface CancellationInput {
   uuid: string;

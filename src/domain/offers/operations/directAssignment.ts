@@ -11,14 +11,13 @@
 import { Central, Offer, ServiceType, Technician, type ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../ports.js';
-import { announceOnCommit } from '../lifecycle/announce.js';
 import { freeServiceCodes } from '../lifecycle/codes.js';
-import { holdTechnician } from '../lifecycle/stateMachine.js';
+import type { Push } from '../lifecycle/moves.js';
 import { draftOffer, type OfferInput } from '../create/input.js';
 import { prepareOffer } from '../create/prepare.js';
-import { insertOffer } from '../create/store.js';
+import { insertOffer } from '../create/write.js';
 import { offerFields } from '../../distribution/payload.js';
-import { createDelivery, profileEndpoint } from '../../../webhooks/deliveries.js';
+import { profileEndpoint } from '../../../webhooks/deliveries.js';
 
 export type DirectAssignmentInput = OfferInput & { dniPrestador: string; dniTecnico?: string };
 
@@ -63,22 +62,17 @@ export async function assignDirectly(rt: Runtime, user: ApiUser, input: DirectAs
       socketId: null,
       assignment: { centralId: central.id, technicianId: technician?.id ?? null, ...codes },
     };
-    const inserted = await insertOffer(tx, offer, { by: 'asignacion-directa', actor: `api-user:${user.username}` });
-    if (inserted !== 'inserted') return { inserted, codes };
-    // D16: a named technician is busy from this ASIGNADA on.
-    if (technician) await holdTechnician(tx, draft.uuid, technician.id);
-    // D12: the push to the central, planned in this transaction, sent after it commits.
+    // D12: the push to the central, planned with the creation (it reads the offer as inserted), sent once committed;
+    // (none) → ASIGNADA holds the named technician (D16) and is announced like any move (moves.ts).
     const receiver = central.apiUser ?? null;
     const url = receiver ? profileEndpoint(receiver, 'oferta') : null;
-    const notificationIds: string[] = [];
-    if (receiver && url) {
-      const created = await tx.findOneOrFail(Offer, draft.uuid);
+    const pushes = async (em: typeof tx): Promise<Push[]> => {
+      if (!receiver || !url) return [];
+      const created = await em.findOneOrFail(Offer, draft.uuid);
       const body = { ...offerFields(created), asignacionDirecta: true, ...codes, ...(technician ? { dniTecnico: technician.dni } : {}) };
-      notificationIds.push(createDelivery(tx, { offer: created, kind: 'assignment-push', receiver, url, body, eventHeader: true }).id);
-      await tx.flush();
-    }
-    // (none) → ASIGNADA is announced like any move: the push enqueued and the live offer.state once committed.
-    announceOnCommit(tx, { uuid: draft.uuid, generatorId: user.id }, { from: null, to: 'ASIGNADA', notificationIds });
+      return [{ kind: 'assignment-push', receiverId: receiver.id, url, body }];
+    };
+    const inserted = await insertOffer(tx, offer, { by: 'asignacion-directa', actor: `api-user:${user.username}` }, pushes);
     return { inserted, codes };
   });
   if (inserted === 'unknown-type') throw new DomainError('offer.type-unknown', { serviceTypeId: draft.serviceTypeId });

@@ -7,7 +7,8 @@ import type { ApiUser, OperatorUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../ports.js';
 import { lockOwnOffer } from '../lifecycle/ownership.js';
-import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+import { canMove, refusedMove } from '../lifecycle/stateMachine.js';
+import { transition } from '../lifecycle/moves.js';
 
 export const FINALIZE_MESSAGES = {
   ok: 'Servicio finalizado exitosamente',

@@ -16,7 +16,8 @@ import { setTechnicianPosition } from '../../../geo/store.js';
 import type { Runtime } from '../../ports.js';
 import { DomainError } from '../../errors.js';
 import { lockOwnOffer } from '../lifecycle/ownership.js';
-import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+import { canMove, refusedMove } from '../lifecycle/stateMachine.js';
+import { transition } from '../lifecycle/moves.js';
 import type { OfferState } from '../lifecycle/states.js';
 
 export const progressSchema = {

@@ -11,7 +11,8 @@ import { jobId } from '../../../queues/registry.js';
 import { failPending } from '../../../webhooks/deliveries.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
-import { canMove, refusedMove, transition } from '../lifecycle/stateMachine.js';
+import { canMove, refusedMove } from '../lifecycle/stateMachine.js';
+import { transition } from '../lifecycle/moves.js';
 
 export interface WithdrawalInput {
   uuid: string;

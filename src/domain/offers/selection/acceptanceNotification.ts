@@ -22,7 +22,8 @@ import {
 } from '../../../webhooks/deliveries.js';
 import type { WebhookOutcome } from '../../../webhooks/send.js';
 import { acceptancePayload, type AcceptanceFacts } from './acceptancePayload.js';
-import { lockOffer, transition } from '../lifecycle/stateMachine.js';
+import { lockOffer } from '../lifecycle/stateMachine.js';
+import { transition } from '../lifecycle/moves.js';
 
 /** What is stored as "the peer never answered" when a claimed delivery is found abandoned. */
 export const ABANDONED_ERROR = 'no answer recorded: the sender stopped while waiting for the reply';

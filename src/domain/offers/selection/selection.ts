@@ -15,9 +15,10 @@ import { enqueueAcceptance, planAcceptanceNotification } from './acceptanceNotif
 import { afterCommit, type OfferRef } from '../lifecycle/announce.js';
 import { publishOfferEvent, type ClosedResult, type OfferEventOf } from '../lifecycle/events.js';
 import { rankingEntries } from './ranking.js';
-import { ensureServiceCodes } from '../lifecycle/codes.js';
+import { freeServiceCodes } from '../lifecycle/codes.js';
 import { responseView, type ResponseView } from '../acceptance/responses.js';
-import { transition, type TransitionResult, type Trigger } from '../lifecycle/stateMachine.js';
+import type { TransitionResult, Trigger } from '../lifecycle/stateMachine.js';
+import { transition } from '../lifecycle/moves.js';
 
 export interface Selection {
   offer: OfferRef;
@@ -43,15 +44,13 @@ export async function selectResponse(
   move: SelectionMove,
 ): Promise<Selection> {
   const { generator } = await em.populate(offer, ['generator']);
-  offer.assignedCentral = chosen.central;
-  offer.assignedTechnician = chosen.technician;
-  offer.acceptedResponse = chosen.id;
-  offer.ranking = rankingEntries(ranked);
-  // An own-central acceptance assigns at once: its code exists before the notification is planned (D16).
-  if (move.to === 'ASIGNADA') await ensureServiceCodes(em, offer);
+  // An own-central acceptance assigns at once: its codes exist before the notification is planned (D16), and the
+  // move keeps them (D6).
+  if (move.to === 'ASIGNADA') Object.assign(offer, await freeServiceCodes(em, { codigoServicio: offer.codigoServicio ?? null, codigoSolicitud: offer.codigoSolicitud ?? null }));
   const deliveryId = planAcceptanceNotification(em, cfg, offer, generator, chosen);
   const result = await transition(em, offer, {
     ...move,
+    assignment: { centralId: chosen.central.id, technicianId: chosen.technician.id, responseId: chosen.id, ranking: rankingEntries(ranked) },
     techLat: chosen.techLat ?? null,
     techLng: chosen.techLng ?? null,
     detail: { responseId: chosen.id, centralId: chosen.central.id, technicianId: chosen.technician.id, deliveryId },
