@@ -155,6 +155,31 @@ export class GeneratorApp {
     this.deps.onAssigned({ uuid, codigoServicio, telefono: this.phones.get(uuid), tecnico: dniTecnico });
   }
 
+  /**
+   * Services of this generator an earlier run left under way (stopped
+   * mid-play, killed): finalized, as the insurer would close them, so their
+   * technicians are free again (busy until the service ends, D16). Found with
+   * the history query (POST /queries/history), the way an integrator finds them.
+   */
+  async finishLeftovers(line: string): Promise<number> {
+    let done = 0;
+    for (const estado of ['ASIGNADA', 'EN_CAMINO', 'EN_SITIO']) {
+      for (let round = 0; round < 20; round++) {
+        const r = await this.deps.api.call('POST', '/queries/history', this.creds, { line, estado, page: 1, pageSize: 100 });
+        const records = r.status === 200 && Array.isArray(r.body.data) ? (r.body.data as Array<{ idServicio: string }>) : [];
+        if (!records.length) break;
+        let progress = 0;
+        for (const rec of records) {
+          const f = await this.deps.api.call('POST', '/finalize', this.creds, { uuid: rec.idServicio });
+          if (f.status === 200) progress++;
+        }
+        done += progress;
+        if (!progress) break;
+      }
+    }
+    return done;
+  }
+
   async finalize(uuid: string): Promise<void> {
     if (!this.active.has(uuid)) return;
     const r = await this.deps.api.call('POST', '/finalize', this.creds, { uuid });

@@ -53,11 +53,12 @@ export async function runDemo(s: DemoSettings, print: (line: string) => void = (
   const onSignal = () => {
     if (stopping) return;
     stopping = true;
-    print('demo: stopping (Ctrl-C) …');
+    print('demo: stopping …');
     wake();
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // SIGHUP too (the terminal closed): a signal's default death would skip stopping the service
+  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+  for (const sig of signals) process.on(sig, onSignal);
   const sleep = (ms: number) => Promise.race([new Promise<void>((r) => setTimeout(r, ms)), stopped]);
 
   print(`demo: starting the service as npm start does (node dist/src/main/all.js) on port ${s.port}; its log: ${s.logPath}`);
@@ -135,6 +136,10 @@ export async function runDemo(s: DemoSettings, print: (line: string) => void = (
     }
     if (stopping) return await finish();
 
+    const line = String((market.document.businessLines as Array<{ code: string }> | undefined)?.[0]?.code ?? 'DEMO');
+    const leftovers = (await Promise.all(generators.map((g) => g.finishLeftovers(line)))).reduce((a, b) => a + b, 0);
+    if (leftovers) print(`demo: finalized ${leftovers} demo service(s) an earlier run left under way`);
+
     for (const t of market.technicians) {
       const app = new TechnicianApp(t, { api, wsUrl, tally, rnd, speed: s.speed, deadlines, log: print });
       technicians.push(app);
@@ -187,8 +192,7 @@ export async function runDemo(s: DemoSettings, print: (line: string) => void = (
     await finish();
     return 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    for (const sig of signals) process.off(sig, onSignal);
   }
 
   /** Finishes the demo's own open services, closes every client, stops the service. */

@@ -131,7 +131,7 @@ export class TechnicianApp {
   }
 
   private async drive(uuid: string, origin: Point): Promise<void> {
-    const { rnd, tally, speed } = this.deps;
+    const { rnd, speed } = this.deps;
     if (!(await this.progress(uuid, 'EN_CAMINO'))) return this.free();
     const route = streetRoute(this.position, origin, rnd.next());
     const duration = scaled(rnd.between(20_000, 40_000), speed);
@@ -151,7 +151,6 @@ export class TechnicianApp {
     } else {
       this.free();
     }
-    void tally;
   }
 
   private async progress(uuid: string, estado: 'EN_CAMINO' | 'EN_SITIO'): Promise<boolean> {
