@@ -180,6 +180,19 @@ export class GeneratorApp {
     return done;
   }
 
+  /** Its deliveries the service's own log (GET /webhooks/deliveries, D18) shows as failed since `since`. */
+  async failedDeliveriesSince(since: number): Promise<number> {
+    let failed = 0;
+    for (let page = 1; page <= 10; page++) {
+      const r = await this.deps.api.call('GET', `/webhooks/deliveries?estado=failed&page=${page}`, this.creds);
+      const rows = ((r.body.data as { deliveries?: Array<{ creadaEn: string }> } | undefined)?.deliveries ?? []).filter((d) => Date.parse(d.creadaEn) >= since);
+      failed += rows.length;
+      // newest first: a page with older rows ends the search
+      if (rows.length < 50) break;
+    }
+    return failed;
+  }
+
   async finalize(uuid: string): Promise<void> {
     if (!this.active.has(uuid)) return;
     const r = await this.deps.api.call('POST', '/finalize', this.creds, { uuid });

@@ -158,6 +158,7 @@ export async function runDemo(s: DemoSettings, print: (line: string) => void = (
     print(`  Market: ${market.centrals.length} centrals, ${market.technicians.length} technicians, ${market.generators.length} generators; ${s.minutes} min at speed ${s.speed}`);
     print('');
 
+    const startedAt = Date.now();
     summary = setInterval(() => print(tally.line()), s.summaryMs);
     const endAt = Date.now() + s.minutes * 60_000;
     // an offer every ~8 s of demo time: with 30-second windows, a few auctions are open at once
@@ -179,8 +180,9 @@ export async function runDemo(s: DemoSettings, print: (line: string) => void = (
     }
     if (stopping) return await finish();
     clearInterval(summary);
+    const deliveriesFailed = (await Promise.all(generators.map((g) => g.failedDeliveriesSince(startedAt)))).reduce((a, b) => a + b, 0);
     print(tally.line());
-    print(tally.final({ phase: 'played', webhookStates: statesOf(generators), customerPage: page ?? null }));
+    print(tally.final({ phase: 'played', webhookStates: statesOf(generators), deliveriesFailed, customerPage: page ?? null }));
     finalPrinted = true;
     print('');
     print(`demo: the market has played. The service keeps running for the links above${page ? ` (customer page: expediente ${page.expediente}, teléfono ${page.telefono}, código ${page.code})` : ''}.`);

@@ -134,6 +134,7 @@ describe('npm run demo (D23)', function () {
     expect(tally.webhookRejected, `webhooks that did not verify: ${tally.failures.join('\n')}`).to.equal(0);
     expect(tally.apiFailure, tally.failures.join('\n')).to.equal(0);
     expect(tally.serviceErrorLine).to.equal(0);
+    expect(tally.deliveriesFailed, "failed deliveries in the delivery log (D18)").to.equal(0);
     expect(tally.webhookVerified).to.equal(tally.acceptanceReceived + tally.stateWebhookVerified);
     expect(Object.keys(tally.webhookStates)).to.include.members(['EN_CAMINO', 'EN_SITIO', 'FINALIZADA', 'SIN_RESPUESTA', 'EXPIRADA']);
     expect(tally.customerPage?.code).to.match(/^\d{6}$/);
