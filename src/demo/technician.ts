@@ -99,7 +99,9 @@ export class TechnicianApp {
     this.origins.set(uuid, origin);
     const deadline = Date.parse(String(d.deadline));
     if (Number.isFinite(deadline)) this.deps.deadlines.set(uuid, deadline);
-    if (this.status !== 'free' || !rnd.chance(this.player.answers)) {
+    // a technician answers one offer at a time, and a far one less often (it would tie itself up for a long drive)
+    const near = distanceKm(this.position, origin) <= 6;
+    if (this.status !== 'free' || !rnd.chance(this.player.answers * (near ? 1 : 0.35))) {
       tally.add('notAnswered');
       return;
     }
@@ -108,6 +110,10 @@ export class TechnicianApp {
     // answer somewhere in the first two thirds of what is left of the window
     const left = Math.max(0, (Number.isFinite(deadline) ? deadline : Date.now() + 1000) - Date.now());
     setTimeout(() => void this.answer(uuid, origin), left * rnd.between(0.1, 0.6));
+    // no news of that offer long after its window (a lost event, an assignment never confirmed): free again
+    setTimeout(() => {
+      if (this.status === 'answered' && this.current === uuid) this.free();
+    }, left + Math.max(10_000, 60_000 / this.deps.speed));
   }
 
   private async answer(uuid: string, origin: Point): Promise<void> {
