@@ -161,8 +161,8 @@ export async function runDemo(s: DemoSettings, print: (line: string) => void = (
     const startedAt = Date.now();
     summary = setInterval(() => print(tally.line()), s.summaryMs);
     const endAt = Date.now() + s.minutes * 60_000;
-    // an offer every ~8 s of demo time: with 30-second windows, a few auctions are open at once
-    const every = Math.max(250, 8000 / s.speed);
+    // an offer every ~12 s of demo time: with 30-second windows, two or three auctions are open at once
+    const every = Math.max(250, 12_000 / s.speed);
     for (let n = 0; !stopping && Date.now() < endAt; n++) {
       const spec = offerAt(market, rnd, n);
       const app = generators[n % generators.length];

@@ -101,7 +101,7 @@ export class TechnicianApp {
     if (Number.isFinite(deadline)) this.deps.deadlines.set(uuid, deadline);
     // a technician answers one offer at a time, and a far one less often (it would tie itself up for a long drive)
     const near = distanceKm(this.position, origin) <= 6;
-    if (this.status !== 'free' || !rnd.chance(this.player.answers * (near ? 1 : 0.35))) {
+    if (this.status !== 'free' || !rnd.chance(this.player.answers * (near ? 1 : 0.5))) {
       tally.add('notAnswered');
       return;
     }

@@ -96,7 +96,7 @@ describe('npm run demo (D23)', function () {
       WEB_PROCESSES: '1',
       // an unanswered offer expires within the run, so EXPIRADA shows too
       OFFER_MAX_OPEN_MS: '4000',
-      DEMO_MINUTES: '0.3',
+      DEMO_MINUTES: '0.4',
       DEMO_SPEED: '6',
       DEMO_SEED: String(31 + run),
       DEMO_SUMMARY_MS: '2000',
