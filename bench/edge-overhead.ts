@@ -75,7 +75,7 @@ function loadFromWorker(spec: LoadSpec): Promise<LoadResult> {
 async function main(): Promise<void> {
   const { loadConfig } = await import('../config/index.js');
   const { dropDatabase, ensureDatabase, migrate } = await import('../src/db/database.js');
-  const { startHttpServer } = await import('../src/http/server.js');
+  const { startHttpServer } = await import('../src/main/server.js');
   const { createRuntime } = await import('../src/main/runtime.js');
   const { makeApiUser, makeServiceType } = await import('../test/helpers/factories.js');
   const { pino } = await import('pino');

@@ -17,7 +17,7 @@ import { ApiUser, BusinessLine, Offer, ServiceType } from '../src/db/entities/in
 import { dropDatabase, ensureDatabase, migrate } from '../src/db/database.js';
 import { enqueueStateNotification } from '../src/domain/notifications/enqueue.js';
 import { sha256Hex } from '../src/auth/passwords.js';
-import { startHttpServer } from '../src/http/server.js';
+import { startHttpServer } from '../src/main/server.js';
 import { createRuntime, type Runtime } from '../src/main/runtime.js';
 import { createDelivery } from '../src/webhooks/deliveries.js';
 import { startWorkers } from '../workers/index.js';

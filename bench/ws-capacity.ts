@@ -31,7 +31,7 @@ import { ApiUser, Offer } from '../src/db/entities/index.js';
 import { announceTransitions } from '../src/domain/offers/lifecycle/announce.js';
 import { lockOffer } from '../src/domain/offers/lifecycle/stateMachine.js';
 import { transition } from '../src/domain/offers/lifecycle/moves.js';
-import { startHttpServer } from '../src/http/server.js';
+import { startHttpServer } from '../src/main/server.js';
 import { createRuntime, type Runtime } from '../src/main/runtime.js';
 import { frame } from '../src/realtime/protocol.js';
 import { makeApiUser, makeCentral, makeOffer, makeServiceType } from '../test/helpers/factories.js';

@@ -7,7 +7,7 @@
 import type { CredentialCache } from './cache.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser } from '../db/entities/index.js';
-import { HttpError, keyError, systemBody, systemError } from '../http/errors.js';
+import { HttpError, keyError, systemBody, systemError } from '../envelopes.js';
 import { IDENTITY_LIMITS } from '../limits.js';
 import { isStorableText } from '../text.js';
 import type { AuthGuard } from './failLimit.js';

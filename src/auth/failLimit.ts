@@ -21,7 +21,7 @@ import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { Redis } from '../queues/redis.js';
-import { HttpError, keyError, systemBody } from '../http/errors.js';
+import { HttpError, keyError, systemBody } from '../envelopes.js';
 
 export type AuthScheme = 'basic' | 'key';
 

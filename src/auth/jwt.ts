@@ -39,7 +39,7 @@ export async function verifyOperatorToken(token: string, secret: string): Promis
  * that name (deleting or renaming an operator revokes its tokens); its role is
  * the stored one. Null otherwise.
  */
-export async function authenticateOperator(em: EntityManager, token: string, secret: string): Promise<OperatorClaims | null> {
+export async function operatorOfToken(em: EntityManager, token: string, secret: string): Promise<OperatorClaims | null> {
   const claims = await verifyOperatorToken(token, secret);
   if (!claims) return null;
   const op = await em.findOne(OperatorUser, { id: claims.id, username: claims.username }, { fields: ['id', 'username', 'role'] });

@@ -1,9 +1,9 @@
 /**
  * Domain errors (issue 10, STYLE 9): a machine `code` and the `facts` that
  * explain it (the current state, the field, the limit). They carry no HTTP
- * status, envelope or text: the HTTP edge maps each code to the spec's status
- * and message in one table (src/http/errorMap.ts), and the socket layer sends
- * the same mapping as its results (src/realtime/actions.ts).
+ * status, envelope or text: one table maps each code to the spec's status and
+ * message (src/api/errorTable.ts), and an operation may word a code its own
+ * way; HTTP and the socket answer with the same mapping.
  */
 import type { Axis } from '../geo/coordinates.js';
 import type { OfferState, Trigger } from './offers/lifecycle/states.js';
@@ -13,7 +13,10 @@ export type RefusedOperation = Trigger | 'add-address';
 
 /** Every code and the facts it carries. */
 export interface DomainErrorFacts {
-  /** D6: an unknown uuid, or another generator's (D3) */
+  /**
+   * An unknown uuid, or another generator's (D3), or (D11) not assigned to the
+   * caller: one concept, each operation words it (spec 4.2, 4.3, 4.4, D6, D11).
+   */
   'offer.not-found': { uuid?: string };
   /** D1: the transition table does not allow this move from `state` */
   'offer.move-refused': { state: OfferState; operation: RefusedOperation; to?: OfferState };
@@ -33,14 +36,9 @@ export interface DomainErrorFacts {
   'stop.place-missing': Record<string, never>;
   'stop.address-not-found': { direccion: string };
   'stop.too-many': { max: number };
-  /** spec 4.2: GET /offer-responses of an offer that is not the caller's */
-  'responses.offer-not-found': { uuid: string };
   'history.line-unknown': { line: string };
-  /** spec 4.4 */
-  'finalize.not-found': { uuid: string };
   /** D4.2–6 */
   'acceptance.central-not-caller': { nit: string };
-  'acceptance.offer-not-found': { uuid: string };
   'acceptance.technician-not-found': { dni: string };
   'acceptance.generator-api-not-found': { generatorId: number };
   'acceptance.already-accepted': { state: OfferState };
@@ -50,7 +48,6 @@ export interface DomainErrorFacts {
   'acceptance.position-unknown': { technicianId: number };
   /** D11 */
   'progress.coordinates-invalid': Record<string, never>;
-  'progress.offer-not-found': { uuid: string };
   /** D8 */
   'position.zero': Record<string, never>;
   'position.technician-not-found': Record<string, never>;

@@ -1,12 +1,10 @@
 /**
  * A technician's position and availability, reported by its central (PUT
  * /posicion-tecnico, API key) or by the technician over the real-time channel
- * (D10). Takes the validated body and raises DomainErrors; both edges answer
- * in the acceptance endpoint's envelope `{status, data}`
- * (src/http/presenters/positions.ts).
+ * (D10). Takes the validated body and raises DomainErrors; both transports
+ * answer in the data envelope `{status, data}` (src/api/service/position.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ErrorObject } from 'ajv';
 import { Technician, type ApiUser } from '../db/entities/index.js';
 import { DomainError } from '../domain/errors.js';
 import type { Runtime } from '../domain/ports.js';
@@ -15,56 +13,12 @@ import { setTechnicianPosition } from './store.js';
 /** The central's API user (the technician is named by dniTecnico), or an authenticated technician. */
 export type PositionCaller = ApiUser | { technicianId: number };
 
-export const POSITION_MESSAGES = {
-  ok: 'POSICIÓN DEL TÉCNICO ACTUALIZADA',
-  notFound: 'NO SE ENCONTRÓ EL TÉCNICO',
-  body: 'EL CUERPO DE LA SOLICITUD DEBE SER UN OBJETO JSON',
-  dni: "EL CAMPO 'dniTecnico' ES REQUERIDO",
-  latitud: "EL CAMPO 'latitud' ES REQUERIDO Y DEBE SER UN NÚMERO ENTRE -90 Y 90",
-  longitud: "EL CAMPO 'longitud' ES REQUERIDO Y DEBE SER UN NÚMERO ENTRE -180 Y 180",
-  disponible: "EL CAMPO 'disponible' DEBE SER true O false",
-  zero: 'LAS COORDENADAS (0, 0) NO SON UNA POSICIÓN VÁLIDA',
-  failure: 'ERROR AL ACTUALIZAR LA POSICIÓN DEL TÉCNICO',
-} as const;
-
-const coords = {
-  latitud: { type: 'number', minimum: -90, maximum: 90 },
-  longitud: { type: 'number', minimum: -180, maximum: 180 },
-  disponible: { type: 'boolean' },
-} as const;
-
-/** A central names its technician. */
-export const positionByCentralSchema = {
-  type: 'object',
-  required: ['dniTecnico', 'latitud', 'longitud'],
-  properties: { dniTecnico: { type: 'string', minLength: 1, maxLength: 64 }, ...coords },
-} as const;
-
-/** A technician reports itself. */
-export const positionByTechnicianSchema = { type: 'object', required: ['latitud', 'longitud'], properties: coords } as const;
-
+/** PUT /posicion-tecnico's validated body (its schema and wording: src/api/service/position.ts). */
 export interface PositionInput {
   dniTecnico?: string;
   latitud: number;
   longitud: number;
   disponible?: boolean;
-}
-
-/** The message of the first schema failure of a position body. */
-export function positionMessage(e: ErrorObject): string {
-  const field = e.keyword === 'required' ? String(e.params.missingProperty) : e.instancePath.split('/')[1];
-  switch (field) {
-    case 'dniTecnico':
-      return POSITION_MESSAGES.dni;
-    case 'latitud':
-      return POSITION_MESSAGES.latitud;
-    case 'longitud':
-      return POSITION_MESSAGES.longitud;
-    case 'disponible':
-      return POSITION_MESSAGES.disponible;
-    default:
-      return POSITION_MESSAGES.body;
-  }
 }
 
 export async function reportPosition(rt: Runtime, caller: PositionCaller, body: PositionInput): Promise<void> {

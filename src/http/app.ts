@@ -19,8 +19,8 @@ import { requestTarget } from './middleware/target.js';
 import { requestDuration } from './middleware/metrics.js';
 import { notFound, versionRedirect } from './middleware/routing.js';
 import { timeoutMiddleware } from './middleware/timeout.js';
-import { docsPage } from './openapi/operations.js';
-import { routerOf } from './openapi/router.js';
+import { docsPage } from '../api/system/system.js';
+import { routerOf } from './mount.js';
 import { mountAdmin } from './routes/admin.js';
 import { mountTrackingPage } from './routes/trackingPage.js';
 import { adminRoutes, apiRoutes, systemRoutes } from './routes/index.js';
@@ -51,7 +51,7 @@ export function createApp(rt: Runtime): Koa<AppState> {
   // The API docs page is an HTML page: helmet's headers, as the operator pages (D15).
   const headers = pageHeaders as unknown as Koa.Middleware<AppState>;
   app.use((ctx, next) => (ctx.path === DOCS_PATH || ctx.path.startsWith(`${DOCS_PATH}/`) ? headers(ctx, next) : next()));
-  // Every route is a declaration of src/http/openapi/operations.ts, mounted in one shape (openapi/router.ts).
+  // Every route is a declaration of src/api (operations.ts lists them), mounted in one shape (mount.ts).
   // No allowedMethods(): a known path with another method is an unknown route (spec 4.9).
   app.use(routerOf(rt, systemRoutes(rt)).routes());
 

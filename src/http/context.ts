@@ -1,7 +1,8 @@
 import type { Context, ParameterizedContext } from 'koa';
 import type { ApiUser, OperatorUser } from '../db/entities/index.js';
 import type { AuthFailLimit } from '../auth/failLimit.js';
-import type { Envelope } from './errors.js';
+import type { OperationWording } from '../api/errorTable.js';
+import type { Envelope } from '../envelopes.js';
 
 declare module 'koa' {
   /** Shared by every request of an app (Koa's `app.context`), set in createApp. */
@@ -16,10 +17,12 @@ export interface AppState {
   requestId: string;
   apiUser?: ApiUser;
   operator?: Pick<OperatorUser, 'id' | 'username' | 'role'>;
-  /** the request's input once validated against the route's schema (src/http/openapi/router.ts) */
+  /** the request's input once validated against the operation's schema (src/http/mount.ts) */
   input?: unknown;
-  /** the error envelope of the route being served (set from its declaration, openapi/router.ts); controller when unset */
+  /** the error envelope of the operation being served (set from its declaration, mount.ts); controller when unset */
   envelope?: Envelope;
+  /** the operation's own wording of some domain codes (its declaration's `wording`) */
+  wording?: OperationWording;
 }
 
 export type AppContext = ParameterizedContext<AppState, Context>;

@@ -1,7 +1,7 @@
 /** The `web` role: the HTTP API (and its sockets). */
 // First: keeps SIGTERM/SIGINT from before the other modules load (see stopSignals.ts).
 import { keptStopSignals } from './stopSignals.js';
-import { startHttpServer } from '../http/server.js';
+import { startHttpServer } from './server.js';
 import { warnUnsafeDefaults } from './banner.js';
 import { logger } from '../logger.js';
 import { configOrExit, createRuntime } from './runtime.js';

@@ -1,40 +1,40 @@
 /**
- * What a technician's socket messages do: the same domain functions as the
- * HTTP endpoints, called with the technician's central as the caller and
- * `dniPrestador`/`dniTecnico` taken from the authenticated identity. The reply
- * is `<event>.result` {status, body}: the HTTP answer, built by the same
- * validation, presenter and error table (src/http/answers.ts).
+ * What a technician's socket messages do: the operations of src/api, invoked
+ * by operationId (src/api/invoke.ts) with the technician's central as the API
+ * user and the technician itself as the caller; `dniPrestador`/`dniTecnico`
+ * come from the authenticated identity and every other field from the frame.
+ * The reply is `<event>.result` {status, body}: the HTTP answer, built by the
+ * same validator, handler, presenter and error table.
  *
  * The functions are injected (tests pass fakes); the default wiring is:
- *   respond  → respondToOffer (acceptOffer, src/domain/offers/acceptance/acceptance.ts, D4)
- *   position → updateTechnicianPosition (reportPosition, src/geo/positions.ts, D8)
- *   progress → reportProgress (reportServiceProgress, src/domain/offers/operations/progress.ts, D11), as the assigned technician
+ *   respond  → acceptOffer (PUT /aceptacion, D4)
+ *   position → updateTechnicianPosition (PUT /posicion-tecnico, D8), its central naming it
+ *   progress → reportProgress (PUT /estado-servicio, D11), as the assigned technician
  * An action left out answers an `error` event saying it is not available.
  */
 import { ApiUser } from '../db/entities/index.js';
 import { AUTH_MESSAGES } from '../auth/credentials.js';
-import { respondToOffer, reportProgress, updateTechnicianPosition } from '../http/answers.js';
-import { errorAnswer } from '../http/errorMap.js';
-import { MESSAGES, keyError, systemBody } from '../http/errors.js';
+import { errorAnswer } from '../api/errorTable.js';
+import { MESSAGES, keyError, systemBody } from '../envelopes.js';
+import { invoke } from '../api/invoke.js';
 import type { Runtime } from '../domain/ports.js';
 import type { Identity } from './auth.js';
 import type { Client, Hub } from './hub.js';
-import { PROTOCOL_MESSAGES, frame, type Incoming } from './protocol.js';
+import { PROTOCOL_MESSAGES, frame, type Incoming, type RespondData } from './protocol.js';
 
 export interface ActionResult {
   status: number;
   body: unknown;
 }
 
-/** PUT /aceptacion's body (spec 2.5). */
-export interface RespondInput {
-  id: string;
+/** PUT /aceptacion's body (spec 2.5): the frame's fields plus the identity's. */
+export type RespondInput = Omit<RespondData, 'tiempoLlegadaSitio' | 'latitudTecnico' | 'longitudTecnico'> & {
   dniPrestador: string;
   dniTecnico: string;
   tiempoLlegadaSitio?: number;
   latitudTecnico?: string;
   longitudTecnico?: string;
-}
+};
 
 export interface PositionInput {
   dniTecnico: string;
@@ -61,17 +61,18 @@ export interface TechnicianActions {
   progress: Action<ProgressInput>;
 }
 
-/** The object without its undefined properties (the domain's ajv schemas see absent, not undefined). */
+/** The object without its undefined properties (the operations' schemas see absent, not undefined). */
 function defined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 }
 
-/** The domain functions technicians' messages call (see the header). */
+/** The operations technicians' messages invoke (see the header). */
 export const technicianActions: TechnicianActions = {
-  respond: (rt, caller, input) => respondToOffer(rt, caller, defined(input)),
-  position: (rt, caller, input) => updateTechnicianPosition(rt, caller, defined(input)),
-  progress: (rt, _caller, { technicianId, dniTecnico: _dni, ...body }) =>
-    reportProgress(rt, { technicianId }, defined(body)),
+  respond: (rt, caller, input) => invoke(rt, 'acceptOffer', { apiUser: caller }, defined(input)),
+  // the technician's central names it by its document, as PUT /posicion-tecnico (D8)
+  position: (rt, caller, input) => invoke(rt, 'updateTechnicianPosition', { apiUser: caller }, defined(input)),
+  progress: (rt, caller, { technicianId, dniTecnico, ...body }) =>
+    invoke(rt, 'reportProgress', { apiUser: caller, technician: { id: technicianId, dni: dniTecnico } }, defined(body)),
 };
 
 /** How many actions one socket may have running at once. */
@@ -89,7 +90,7 @@ function bind(actions: Partial<TechnicianActions>, msg: ActionMessage, who: Tech
       const { respond } = actions;
       if (!respond) return null;
       const input: RespondInput = {
-        id: msg.data.id,
+        ...msg.data,
         dniPrestador: who.nit,
         dniTecnico: who.dniTecnico,
         tiempoLlegadaSitio: msg.data.tiempoLlegadaSitio ?? undefined,

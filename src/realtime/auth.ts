@@ -15,11 +15,12 @@ import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/credentials.js';
 import type { AuthGuard } from '../auth/failLimit.js';
-import { authenticateOperator } from '../auth/jwt.js';
-import { controllerError, keyError, systemError } from '../http/errors.js';
-import { TRACKING_MESSAGES } from '../domain/tracking/messages.js';
+import { operatorOfToken } from '../auth/jwt.js';
+import { controllerError, keyError, systemError } from '../envelopes.js';
+import { TRACKING_MESSAGES } from '../api/customer/messages.js';
 import { resolveTrackingToken } from '../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../limits.js';
+import { TECHNICIAN_AUTH_MESSAGES, TRACKING_COOKIE } from '../auth/technician.js';
 import { isStorableText } from '../text.js';
 
 export type Identity =
@@ -34,14 +35,6 @@ export type ClientKind = Identity['kind'];
 /** The endpoint whose permission each role's socket requires (spec 5.1.4, 5.2). */
 export const SOCKET_ENDPOINTS = { generator: '/oferta', technician: '/aceptacion' } as const;
 
-export const SOCKET_AUTH_MESSAGES = {
-  dniMissing: 'No se ha brindado el documento del técnico (x-dni-tecnico).',
-  technicianUnknown: 'NO SE ENCONTRÓ EL TÉCNICO',
-  dniUnstorable: 'El documento del técnico (x-dni-tecnico) contiene caracteres no permitidos.',
-} as const;
-
-/** The customer page's httpOnly cookie holding its tracking token (D14): it also opens the page's socket. */
-export const TRACKING_COOKIE = 'seguimiento';
 
 function cookie(req: IncomingMessage, name: string): string | null {
   for (const part of (req.headers.cookie ?? '').split(';')) {
@@ -79,7 +72,7 @@ export async function authenticateUpgrade(
   const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   const token = bearer ?? url.searchParams.get('token') ?? undefined;
   if (token) {
-    const op = await authenticateOperator(em, token, jwtSecret);
+    const op = await operatorOfToken(em, token, jwtSecret);
     if (!op) throw systemError(401, AUTH_MESSAGES.basicInvalid);
     return { kind: 'operator', operatorId: op.id, username: op.username };
   }
@@ -88,10 +81,10 @@ export async function authenticateUpgrade(
   if (apiKey && !authorization) {
     const user = await authenticateApiKey(em, apiKey, SOCKET_ENDPOINTS.technician, guard);
     const dni = header(req, 'x-dni-tecnico');
-    if (!dni) throw keyError(401, SOCKET_AUTH_MESSAGES.dniMissing);
+    if (!dni) throw keyError(401, TECHNICIAN_AUTH_MESSAGES.dniMissing);
     // No lookup with a document no technician can have (D19, issue 8.10).
-    if (!isStorableText(dni)) throw keyError(400, SOCKET_AUTH_MESSAGES.dniUnstorable);
-    if (dni.length > IDENTITY_LIMITS.dni) throw keyError(403, SOCKET_AUTH_MESSAGES.technicianUnknown);
+    if (!isStorableText(dni)) throw keyError(400, TECHNICIAN_AUTH_MESSAGES.dniUnstorable);
+    if (dni.length > IDENTITY_LIMITS.dni) throw keyError(403, TECHNICIAN_AUTH_MESSAGES.technicianUnknown);
     // One indexed join instead of an entity load: reconnect storms make this the upgrade's hot path.
     const [tech] = await em
       .getConnection()
@@ -100,7 +93,7 @@ export async function authenticateUpgrade(
         [dni, user.id],
       );
     // Unknown, or another central's technician: a central never speaks for another one (D4).
-    if (!tech) throw keyError(403, SOCKET_AUTH_MESSAGES.technicianUnknown);
+    if (!tech) throw keyError(403, TECHNICIAN_AUTH_MESSAGES.technicianUnknown);
     return { kind: 'technician', apiUserId: user.id, technicianId: tech.id, dniTecnico: tech.dni, nit: tech.nit };
   }
 

@@ -8,14 +8,13 @@
  */
 import type { ErrorObject } from 'ajv';
 import type { FromSchema } from 'json-schema-to-ts';
-import { openApiDocument } from '../http/openapi/document.js';
-import { SocketFrame, SocketOfferRespond, SocketPing, SocketPosition, SocketProgress } from '../http/openapi/socket.js';
-import { compile } from '../http/validation.js';
+import { SocketFrame, SocketOfferRespond, SocketPing, SocketPosition, SocketProgress } from '../api/document/socket.js';
+import { compile } from '../api/validation.js';
 import { findUnstorableText, unstorableTextMessage } from '../text.js';
 import type { ClientKind } from './auth.js';
 
-/** A schema of the OpenAPI document's components (the same object HTTP validates with), compiled once. */
-const fromDocument = (n: { name: string }) => compile(openApiDocument().components.schemas[n.name]);
+/** A schema of the OpenAPI document's components (the same object the document lists), compiled once. */
+const fromDocument = (n: { name: string; schema: object }) => compile(n.schema);
 
 /** Incoming events, the data each carries, and who may send it. */
 const INCOMING = {

@@ -6,7 +6,7 @@
  */
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Logger } from 'pino';
-import { compile } from '../http/validation.js';
+import { compile } from '../api/validation.js';
 import type { Redis } from '../queues/redis.js';
 import { busChannel, type BusMessage } from './bus.js';
 

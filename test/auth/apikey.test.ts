@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { AUTH_MESSAGES, apiKeyAuth, authenticateApiKey } from '../../src/http/auth/index.js';
-import { HttpError } from '../../src/http/errors.js';
+import { HttpError } from '../../src/envelopes.js';
 import { resetDb } from '../helpers/db.js';
 import { expectKeyEnvelope } from '../helpers/envelopes.js';
 import { makeApiUser } from '../helpers/factories.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Response } from 'got';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_LOGIN_MESSAGES } from '../../src/http/routes/adminLogin.js';
-import { MESSAGES } from '../../src/http/errors.js';
+import { MESSAGES } from '../../src/envelopes.js';
 import { expectIsoTimestamp, expectSystemEnvelope } from '../helpers/envelopes.js';
 import { makeOperator } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';

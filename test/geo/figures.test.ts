@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { computeResponseFigures, estimateMinutes, UNKNOWN_POSITION_MESSAGE } from '../../src/geo/figures.js';
 import { DomainError } from '../../src/domain/errors.js';
-import { errorAnswer } from '../../src/http/errorMap.js';
+import { errorAnswer } from '../../src/api/errorTable.js';
 import { resetDb } from '../helpers/db.js';
 import { makeApiUser, makeCentral, makeOffer, makeServiceType, makeTechnician } from '../helpers/factories.js';
 import { vincentyKm } from '../helpers/geo.js';
@@ -77,13 +77,13 @@ describe('response figures (spec 2.3, D2)', () => {
     expect(here.timeMin).to.equal(1);
   });
 
-  it('refuses with the acceptance envelope (400) when the technician’s point is unknown', async () => {
+  it('refuses with the data envelope of PUT /aceptacion (400) when the technician’s point is unknown', async () => {
     const central = await makeCentral(em);
     const nowhere = await makeTechnician(em, central, { position: null });
     const err = await computeResponseFigures(em, { offerUuid, technicianId: nowhere.id }, 30).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(DomainError);
-    expect(errorAnswer(err, 'acceptance')?.status).to.equal(400);
-    expect(errorAnswer(err, 'acceptance')?.body).to.deep.equal({ status: false, data: UNKNOWN_POSITION_MESSAGE });
+    expect(errorAnswer(err, 'data')?.status).to.equal(400);
+    expect(errorAnswer(err, 'data')?.body).to.deep.equal({ status: false, data: UNKNOWN_POSITION_MESSAGE });
     // with coordinates in the acceptance it is fine
     const f = await computeResponseFigures(em, { offerUuid, technicianId: nowhere.id, lat: USAQUEN.lat, lng: USAQUEN.lng }, 30);
     expect(f.techLat).to.equal(USAQUEN.lat);

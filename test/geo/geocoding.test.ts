@@ -12,7 +12,7 @@ import {
   type Geocoder,
 } from '../../src/geocoding/index.js';
 import { CachedGeocoder } from '../../src/geocoding/cache.js';
-import { errorAnswer } from '../../src/http/errorMap.js';
+import { errorAnswer } from '../../src/api/errorTable.js';
 import { GOOGLE_GEOCODING_URL, GoogleGeocoder } from '../../src/geocoding/google.js';
 import { NominatimGeocoder } from '../../src/geocoding/nominatim.js';
 import { resetDb } from '../helpers/db.js';

@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Technician, type ApiUser, type Central } from '../../src/db/entities/index.js';
-import { POSITION_MESSAGES } from '../../src/geo/positions.js';
-import { updateTechnicianPosition } from '../../src/http/answers.js';
+import { invoke } from '../../src/api/invoke.js';
+import { POSITION_MESSAGES } from '../../src/api/service/position.js';
+import type { Runtime } from '../../src/main/runtime.js';
 import { AUTH_MESSAGES } from '../../src/http/auth/index.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeApiUser, makeCentral, makeServiceType, makeTechnician } from '../helpers/factories.js';
@@ -14,6 +15,13 @@ interface Row {
   available: boolean;
   position_at: Date | null;
   wkt: string | null;
+}
+
+/** PUT /posicion-tecnico invoked without HTTP (as the socket does): a technician as itself, or a central's API user. */
+function updateTechnicianPosition(rt: Runtime, caller: ApiUser | { technicianId: number }, body: Record<string, unknown>) {
+  if (!('technicianId' in caller)) return invoke(rt, 'updateTechnicianPosition', { apiUser: caller }, body);
+  const dni = 'dniTecnico' in body ? String(body.dniTecnico) : `tech-${caller.technicianId}`;
+  return invoke(rt, 'updateTechnicianPosition', { technician: { id: caller.technicianId, dni } }, { dniTecnico: dni, ...body });
 }
 
 describe('technician positions: PUT /posicion-tecnico', () => {

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import got from 'got';
-import { MESSAGES } from '../../src/http/errors.js';
+import { MESSAGES } from '../../src/envelopes.js';
 import { resetDb } from '../helpers/db.js';
 import { expectSystemEnvelope } from '../helpers/envelopes.js';
 import { makeServiceType } from '../helpers/factories.js';

@@ -6,7 +6,7 @@ import got, { type Got, type OptionsOfJSONResponseBody } from 'got';
 import { pino } from 'pino';
 import { Writable } from 'node:stream';
 import { loadConfig, type Config } from '../../config/index.js';
-import { startHttpServer, type HttpServer, type HttpServerOptions } from '../../src/http/server.js';
+import { startHttpServer, type HttpServer, type HttpServerOptions } from '../../src/main/server.js';
 import { loggerOptions } from '../../src/logger.js';
 import { createRuntime, type Runtime } from '../../src/main/runtime.js';
 import { startWorkers, type WorkerGroup, type WorkerOptions } from '../../workers/index.js';

@@ -6,7 +6,7 @@
  */
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { openApiDocument, type OpenApiDocument } from '../../src/http/openapi/document.js';
+import { openApiDocument, type OpenApiDocument } from '../../src/api/document/openapi.js';
 
 const DOC_ID = 'https://broker.test/openapi.json';
 

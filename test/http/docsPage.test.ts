@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { mkdir } from 'node:fs/promises';
 import { chromium, type Browser } from 'playwright-core';
-import { OPERATIONS } from '../../src/http/openapi/operations.js';
+import { OPERATIONS } from '../../src/api/operations.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 
 describe('GET /api/v3/docs in headless Chromium', () => {

@@ -12,10 +12,12 @@ import { check } from 'recheck';
 import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
 import { createApp } from '../../src/http/app.js';
-import { INCOMING_DOC, OUTGOING, asyncApiDocument } from '../../src/http/openapi/asyncapi.js';
-import { buildDocument, openApiDocument } from '../../src/http/openapi/document.js';
-import { MOUNTED_OUTSIDE_ROUTER, OPERATIONS, acceptOffer } from '../../src/http/openapi/operations.js';
-import { koaPath, validatorOf } from '../../src/http/openapi/router.js';
+import { INCOMING_DOC, OUTGOING, asyncApiDocument } from '../../src/api/document/asyncapi.js';
+import { buildDocument, openApiDocument } from '../../src/api/document/openapi.js';
+import { acceptOffer } from '../../src/api/offers/acceptOffer.js';
+import { MOUNTED_OUTSIDE_ROUTER, OPERATIONS } from '../../src/api/operations.js';
+import { validatorOf } from '../../src/api/validation.js';
+import { koaPath } from '../../src/http/mount.js';
 import { isProtocolError, parseIncoming } from '../../src/realtime/protocol.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 

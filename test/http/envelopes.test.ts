@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { expect } from 'chai';
 import got from 'got';
-import { MESSAGES } from '../../src/http/errors.js';
+import { MESSAGES } from '../../src/envelopes.js';
 import { LOGIN_MESSAGES } from '../../src/http/routes/users.js';
 import { resetDb } from '../helpers/db.js';
 import { expectIsoTimestamp, expectSystemEnvelope, type Body } from '../helpers/envelopes.js';

@@ -5,8 +5,8 @@
  */
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
-import { ACCEPTANCE_MESSAGES } from '../../src/domain/offers/acceptance/acceptance.js';
-import { OFFER_MESSAGES } from '../../src/domain/offers/create/input.js';
+import { ACCEPTANCE_MESSAGES } from '../../src/api/offers/acceptOffer.js';
+import { OFFER_MESSAGES } from '../../src/api/offers/createOffer.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';

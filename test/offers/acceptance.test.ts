@@ -3,8 +3,8 @@ import { expect } from 'chai';
 import nock from 'nock';
 import { randomUUID } from 'node:crypto';
 import { Offer, OfferResponse, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
-import { ACCEPTANCE_MESSAGES } from '../../src/domain/offers/acceptance/acceptance.js';
-import { respondToOffer } from '../../src/http/answers.js';
+import { invoke } from '../../src/api/invoke.js';
+import { ACCEPTANCE_MESSAGES } from '../../src/api/offers/acceptOffer.js';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import type { OfferState } from '../../src/domain/offers/lifecycle/states.js';
 import type { Runtime } from '../../src/domain/ports.js';
@@ -144,7 +144,7 @@ describe('PUT /aceptacion', () => {
     it('a failure inside answers 500 {status:false, data:"Error al aceptar la oferta"}, never a bare 500', async () => {
       const r = await responder();
       const broken = { ...app.rt, orm: { em: { fork: () => { throw new Error('database unavailable'); } } } as unknown as MikroORM } as Runtime;
-      const res = await respondToOffer(broken, r.user, acceptanceBody(randomUUID(), r));
+      const res = await invoke(broken, 'acceptOffer', { apiUser: r.user }, acceptanceBody(randomUUID(), r));
       expect(res).to.deep.equal({ status: 500, body: { status: false, data: 'Error al aceptar la oferta' } });
     });
   });

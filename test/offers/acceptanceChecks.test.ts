@@ -159,7 +159,7 @@ describe('PUT /aceptacion: one set of checks for the quick and the transactional
         'acceptance.central-not-caller',
         'acceptance.closed',
         'acceptance.generator-api-not-found',
-        'acceptance.offer-not-found',
+        'offer.not-found',
         'acceptance.position-unknown',
         'acceptance.technician-not-found',
         JSON.stringify({ kind: 'accepted', paymentPending: false }),

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import nock from 'nock';
 import { createHmac } from 'node:crypto';
 import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
-import { ACCEPTANCE_MESSAGES } from '../../src/domain/offers/acceptance/acceptance.js';
+import { ACCEPTANCE_MESSAGES } from '../../src/api/offers/acceptOffer.js';
 import { jobId } from '../../src/queues/registry.js';
 import { busChannel, perTechnician, type BusMessage } from '../../src/realtime/bus.js';
 import { BOGOTA, makeApiUser, makeServiceType } from '../helpers/factories.js';

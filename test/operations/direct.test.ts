@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { GazetteerEntry, Offer, OfferTransition } from '../../src/db/entities/index.js';
 import { CODE_PATTERN } from '../../src/domain/offers/lifecycle/codes.js';
-import { OFFER_MESSAGES } from '../../src/domain/offers/create/input.js';
+import { OFFER_MESSAGES } from '../../src/api/offers/createOffer.js';
 import { addressKey } from '../../src/geocoding/index.js';
 import type { TestApp } from '../helpers/harness.js';
 import { bodyOf, startOps, type Generator, type Provider } from '../helpers/ops.js';

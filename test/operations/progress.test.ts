@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import { Offer, OfferTransition, Technician } from '../../src/db/entities/index.js';
-import { reportProgress } from '../../src/http/answers.js';
+import { invoke } from '../../src/api/invoke.js';
+import type { Runtime } from '../../src/main/runtime.js';
+
+/** PUT /estado-servicio invoked without HTTP, as the socket does: the technician as itself (D11). */
+const reportProgress = (rt: Runtime, caller: { technicianId: number }, body: unknown) =>
+  invoke(rt, 'reportProgress', { technician: { id: caller.technicianId, dni: '' } }, body);
 import type { TestApp } from '../helpers/harness.js';
 import { bodyOf, deliveriesOf, makeProvider, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { AUTH_MESSAGES } from '../../src/http/auth/index.js';
-import { SOCKET_AUTH_MESSAGES } from '../../src/realtime/auth.js';
+import { TECHNICIAN_AUTH_MESSAGES as SOCKET_AUTH_MESSAGES } from '../../src/auth/technician.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { basic, startApp, type TestApp } from '../helpers/harness.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { ApiUser, Offer, OfferResponse, Technician } from '../../src/db/entities/index.js';
-import { MESSAGES, controllerError } from '../../src/http/errors.js';
+import { MESSAGES, controllerError } from '../../src/envelopes.js';
 import { AUTH_MESSAGES } from '../../src/http/auth/index.js';
 import type { ActionResult, TechnicianActions } from '../../src/realtime/actions.js';
 import { MAX_INFLIGHT_PER_SOCKET } from '../../src/realtime/actions.js';

@@ -11,12 +11,6 @@ import { attemptDelivery, claimFinished, loadDelivery } from '../../webhooks/del
 import { DomainError } from '../errors.js';
 import { UUID_RE } from '../offers/create/input.js';
 
-export const DELIVERY_MESSAGES = {
-  notFound: (id: string) => `NO EXISTE LA ENTREGA ${id}`,
-  inFlight: (state: string) => `LA ENTREGA AÚN ESTÁ EN CURSO (ESTADO ${state}); SOLO SE REENVÍA UNA ENTREGA TERMINADA`,
-  adminOnly: 'SOLO UN OPERADOR CON ROL admin PUEDE REENVIAR UNA ENTREGA',
-} as const;
-
 export interface Resent {
   deliveryId: string;
   /** the offer it is about, when any (the console returns to its page) */

@@ -11,12 +11,6 @@ import { DomainError } from '../errors.js';
 import { isUuid } from '../offers/lifecycle/ownership.js';
 import type { OfferState } from '../offers/lifecycle/states.js';
 
-export const HISTORY_MESSAGES = {
-  ok: 'Datos obtenidos correctamente',
-  missingLine: 'La línea de negocio es requerida.',
-  unknownLine: 'La línea de negocio no existe.',
-} as const;
-
 export const DEFAULT_PAGE_SIZE = 50;
 /** Highest page number, so that (page - 1) * pageSize stays an exact bigint offset. */
 export const MAX_PAGE = 1_000_000;

@@ -9,7 +9,7 @@ import { OperatorUser } from '../../db/entities/index.js';
 let dummyHash: Promise<string> | undefined;
 
 /** The operator these credentials belong to, or null. */
-export async function authenticateOperator(em: EntityManager, username: string, password: string): Promise<OperatorUser | null> {
+export async function checkOperatorPassword(em: EntityManager, username: string, password: string): Promise<OperatorUser | null> {
   dummyHash ??= argon2.hash('not-a-real-password-0000');
   const op = await em.findOne(OperatorUser, { username });
   const ok = await argon2.verify(op?.passwordHash ?? (await dummyHash), password);

@@ -11,25 +11,23 @@
  * assigned yet gets 403.
  */
 import type { Middleware } from 'koa';
-import type { Offer } from '../../db/entities/index.js';
+import type { Caller } from '../../api/operation.js';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../../auth/credentials.js';
-import { authenticateOperator } from '../../auth/jwt.js';
+import { operatorOfToken } from '../../auth/jwt.js';
 import type { ChatViewer } from '../../domain/chat/chat.js';
 import { DomainError } from '../../domain/errors.js';
 import { findExpediente } from '../../domain/services/expediente.js';
-import { TRACKING_MESSAGES } from '../../domain/tracking/messages.js';
+import { TRACKING_MESSAGES } from '../../api/customer/messages.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../../limits.js';
 import type { Runtime } from '../../domain/ports.js';
-import { SOCKET_AUTH_MESSAGES } from '../../realtime/auth.js';
+import { TECHNICIAN_AUTH_MESSAGES } from '../../auth/technician.js';
 import { isStorableText } from '../../text.js';
 import type { AppState } from '../context.js';
-import { controllerError, keyError } from '../errors.js';
+import { controllerError, keyError } from '../../envelopes.js';
 
-export interface ChatCaller {
-  offer: Offer;
-  viewer: ChatViewer;
-}
+/** The chat's service and viewer (the operations' caller, src/api/operation.ts). */
+export type ChatCaller = NonNullable<Caller['chat']>;
 
 declare module '../context.js' {
   interface AppState {
@@ -49,7 +47,7 @@ export function chatAuth(rt: Pick<Runtime, 'orm' | 'config'>): Middleware<AppSta
     let viewer: ChatViewer;
     let takesPart: boolean;
     if (bearer && JWT_SHAPE.test(bearer)) {
-      const op = await authenticateOperator(em, bearer, rt.config.jwtSecret);
+      const op = await operatorOfToken(em, bearer, rt.config.jwtSecret);
       if (!op) throw controllerError(401, AUTH_MESSAGES.basicInvalid);
       viewer = { kind: 'operador' };
       takesPart = true;
@@ -62,8 +60,8 @@ export function chatAuth(rt: Pick<Runtime, 'orm' | 'config'>): Middleware<AppSta
     } else if (apiKey) {
       const user = await authenticateApiKey(em, apiKey, null, guard);
       const dni = ctx.get('x-dni-tecnico');
-      if (!dni) throw keyError(401, SOCKET_AUTH_MESSAGES.dniMissing);
-      if (!isStorableText(dni)) throw keyError(400, SOCKET_AUTH_MESSAGES.dniUnstorable);
+      if (!dni) throw keyError(401, TECHNICIAN_AUTH_MESSAGES.dniMissing);
+      if (!isStorableText(dni)) throw keyError(400, TECHNICIAN_AUTH_MESSAGES.dniUnstorable);
       if (dni.length > IDENTITY_LIMITS.dni) throw new DomainError('expediente.not-found');
       const [tech] = await em.execute<Array<{ id: number }>>(
         'select t.id from technician t join central c on c.id = t.central_id where t.dni = ? and c.api_user_id = ?',
@@ -81,10 +79,4 @@ export function chatAuth(rt: Pick<Runtime, 'orm' | 'config'>): Middleware<AppSta
     ctx.state.chat = { offer, viewer };
     await next();
   };
-}
-
-/** The chat caller the auth middleware resolved. */
-export function chatCallerOf(ctx: { state: AppState }): ChatCaller {
-  if (!ctx.state.chat) throw new Error('chat route without chat authentication');
-  return ctx.state.chat;
 }

@@ -9,8 +9,8 @@ import type { Next } from 'koa';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../../auth/credentials.js';
 import type { AppContext } from '../context.js';
-import { HttpError, controllerError } from '../errors.js';
-import { authenticateOperator } from '../../auth/jwt.js';
+import { HttpError, OPERATOR_LOGIN_REQUIRED, controllerError } from '../../envelopes.js';
+import { operatorOfToken } from '../../auth/jwt.js';
 
 export { AUTH_MESSAGES, authenticateApiKey, authenticateBasic, canUse, parseBasic } from '../../auth/credentials.js';
 
@@ -47,7 +47,7 @@ export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: stri
     const header = ctx.get('authorization');
     const bearer = bearerToken(ctx);
     if (bearer) {
-      const op = await authenticateOperator(em(), bearer, jwtSecret);
+      const op = await operatorOfToken(em(), bearer, jwtSecret);
       if (!op) throw controllerError(401, AUTH_MESSAGES.basicInvalid);
       ctx.state.operator = op;
     } else {
@@ -57,7 +57,7 @@ export function basicOrJwtAuth(em: EmProvider, endpoint: string, jwtSecret: stri
   };
 }
 
-export const OPERATOR_LOGIN_REQUIRED = 'Inicie sesión como operador para ver esta página.';
+export { OPERATOR_LOGIN_REQUIRED };
 
 /**
  * Koa middleware for operator pages: Bearer JWT or the operator cookie set at
@@ -67,7 +67,7 @@ export const OPERATOR_LOGIN_REQUIRED = 'Inicie sesión como operador para ver es
 export function operatorAuth(em: EmProvider, jwtSecret: string, loginPath: string) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     const token = bearerToken(ctx) ?? ctx.cookies.get(OPERATOR_COOKIE);
-    const op = token ? await authenticateOperator(em(), token, jwtSecret) : null;
+    const op = token ? await operatorOfToken(em(), token, jwtSecret) : null;
     if (!op) {
       if (ctx.accepts('json', 'html') === 'html') return ctx.redirect(loginPath);
       throw new HttpError(401, { status: false, msg: OPERATOR_LOGIN_REQUIRED });

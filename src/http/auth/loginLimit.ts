@@ -7,7 +7,7 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Runtime } from '../../domain/ports.js';
 import { whenReady } from '../../queues/redis.js';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../../envelopes.js';
 
 export type LoginLimiter = (ctx: AppContext) => Promise<void>;
 

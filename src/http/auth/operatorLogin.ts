@@ -5,12 +5,11 @@
  * and sets the httpOnly operator cookie. Each route shapes its own answer.
  */
 import type { OperatorUser } from '../../db/entities/index.js';
-import { authenticateOperator } from '../../domain/operators/login.js';
+import { checkOperatorPassword } from '../../domain/operators/login.js';
 import type { Runtime } from '../../domain/ports.js';
 import type { AppContext } from '../context.js';
-import { openApiDocument } from '../openapi/document.js';
-import { LoginInput } from '../openapi/requests.js';
-import { compile } from '../validation.js';
+import { LoginInput } from '../../api/operators/login.js';
+import { compile } from '../../api/validation.js';
 import { findUnstorableText, unstorableTextMessage } from '../../text.js';
 import { OPERATOR_COOKIE } from './index.js';
 import { signOperatorToken } from '../../auth/jwt.js';
@@ -29,14 +28,14 @@ export type OperatorLogin = (ctx: AppContext, body: unknown) => Promise<LoginOut
 export function operatorLogin(rt: Pick<Runtime, 'config' | 'redis' | 'orm'>): OperatorLogin {
   const limit = loginLimiter(rt);
   // The document's LoginInput (POST /users/login and the /admin/login form), checked after the attempt is counted.
-  const valid = compile(openApiDocument().components.schemas[LoginInput.name]);
+  const valid = compile(LoginInput.schema);
   return async (ctx, body) => {
     await limit(ctx);
     const unstorable = findUnstorableText(body ?? {});
     if (unstorable !== null) return { kind: 'unstorable', message: unstorableTextMessage(unstorable) };
     if (!valid(body)) return { kind: 'missing' };
     const { username, password } = body as { username: string; password: string };
-    const operator = await authenticateOperator(rt.orm.em.fork(), username, password);
+    const operator = await checkOperatorPassword(rt.orm.em.fork(), username, password);
     if (!operator) return { kind: 'invalid' };
     const token = await signOperatorToken(operator, rt.config.jwtSecret, rt.config.jwtExpiresIn);
     ctx.cookies.set(OPERATOR_COOKIE, token, { httpOnly: true, sameSite: 'strict', secure: ctx.secure, overwrite: true });

@@ -7,7 +7,7 @@
 import type { Next } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { AppContext } from '../context.js';
-import { HttpError, MESSAGES, controllerError, systemError } from '../errors.js';
+import { HttpError, MESSAGES, controllerError, systemError } from '../../envelopes.js';
 
 interface ParserError extends Error {
   status?: number;

@@ -1,8 +1,8 @@
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import { errorAnswer } from '../errorMap.js';
-import { MESSAGES, newErrorId, systemBody } from '../errors.js';
+import { errorAnswer } from '../../api/errorTable.js';
+import { MESSAGES, newErrorId, systemBody } from '../../envelopes.js';
 
 /** What koa's `ctx.throw` and the http-errors package raise. */
 interface ExposedError extends Error {
@@ -12,7 +12,7 @@ interface ExposedError extends Error {
 
 /**
  * Turns every error into its envelope: an HttpError as it says; a domain
- * error (by its code, errorMap.ts) or a RequestError in the route's envelope
+ * error (by its code and the operation's wording, src/api/errorTable.ts) or a RequestError in the route's envelope
  * (`ctx.state.envelope`, controller by default); a client error raised with
  * `ctx.throw(4xx, msg)` in the controller envelope; anything else as the 500
  * system envelope whose errorId is in the log line.
@@ -26,7 +26,7 @@ export function errorMiddleware(log: Logger) {
         log.warn({ err, path: ctx.path }, 'error after the response was sent');
         return;
       }
-      const answer = errorAnswer(err, ctx.state.envelope ?? 'controller');
+      const answer = errorAnswer(err, ctx.state.envelope ?? 'controller', ctx.state.wording);
       if (answer) {
         ctx.status = answer.status;
         ctx.set(answer.headers);

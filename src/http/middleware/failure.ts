@@ -2,7 +2,7 @@ import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import { DomainError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
-import { HttpError, RequestError, newErrorId } from '../errors.js';
+import { HttpError, RequestError, newErrorId } from '../../envelopes.js';
 
 /** Errors that are already answers: they pass an endpoint's failure message unchanged. */
 export function isAnswerError(err: unknown): boolean {
@@ -12,7 +12,7 @@ export function isAnswerError(err: unknown): boolean {
 /**
  * An endpoint's own answer to an unexpected failure (spec 7.3: a handled
  * failure inside an endpoint is `{status: false, msg}` with 500, or `{status:
- * false, data}` in the acceptance envelope), e.g. POST /no-asignacion's
+ * false, data}` in the data envelope), e.g. POST /no-asignacion's
  * `OCURRIÓ UN ERROR AL PROCESAR LA NO ASIGNACIÓN DEL SERVICIO`. Errors that
  * are already values pass through unchanged.
  */

@@ -13,19 +13,12 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Runtime } from '../../domain/ports.js';
 import type { AppState } from '../context.js';
-import { keyError } from '../errors.js';
+import { INTEGRITY_MESSAGES, keyError } from '../../envelopes.js';
 
 export const INTEGRITY_WINDOW_S = 300;
 export const NONCE_MAX = 128;
 
-export const INTEGRITY_MESSAGES = {
-  missing: 'FALTAN LOS ENCABEZADOS DE INTEGRIDAD (x-timestamp, x-nonce, x-signature)',
-  badTimestamp: "EL ENCABEZADO 'x-timestamp' DEBE SER UNA HORA UNIX EN SEGUNDOS",
-  outOfWindow: 'LA SOLICITUD ESTÁ FUERA DE LA VENTANA DE 300 SEGUNDOS; REVISE EL RELOJ DEL CLIENTE',
-  badNonce: "EL ENCABEZADO 'x-nonce' DEBE TENER ENTRE 1 Y 128 CARACTERES VISIBLES",
-  badSignature: 'LA FIRMA DE INTEGRIDAD NO ES VÁLIDA',
-  replayed: 'ESTA SOLICITUD YA FUE RECIBIDA (NONCE REPETIDO)',
-} as const;
+export { INTEGRITY_MESSAGES };
 
 const TIMESTAMP = /^[0-9]{1,12}$/;
 const NONCE = /^[\x21-\x7e]{1,128}$/;

@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
+import { routeNotFoundBody } from '../../api/errors.js';
+import { API as API_PREFIX } from '../../api/operation.js';
 import type { AppContext } from '../context.js';
-
-export const API_PREFIX = '/api/v3';
 
 /** /api/v1/* and /api/v2/* move to /api/v3/* keeping method and body (308, spec 9.2). */
 export async function versionRedirect(ctx: AppContext, next: Next): Promise<void> {
@@ -11,24 +11,6 @@ export async function versionRedirect(ctx: AppContext, next: Next): Promise<void
   const qs = ctx.querystring ? `?${ctx.querystring}` : '';
   ctx.set('Location', `${API_PREFIX}${m[1] ?? ''}${qs}`);
   ctx.body = { status: true, msg: `Versión obsoleta: use ${API_PREFIX}${m[1] ?? ''}` };
-}
-
-/** The unknown-route body (spec 4.9, 7.3); also answered to a socket upgrade on an unknown path. */
-export function routeNotFoundBody(method: string, path: string): Record<string, unknown> {
-  return {
-    error: 'Ruta no encontrada',
-    message: `La ruta ${method} ${path} no existe en esta API`,
-    documentation: `${API_PREFIX}/docs`,
-    suggestion: `Verifique la ruta y el método; las rutas vigentes empiezan por ${API_PREFIX}`,
-    available_versions: {
-      v1: '/api/v1 (obsoleta, redirige a /api/v3)',
-      v2: '/api/v2 (en desuso, redirige a /api/v3)',
-      v3: '/api/v3 (vigente)',
-    },
-    requested_path: path,
-    method,
-    timestamp: new Date().toISOString(),
-  };
 }
 
 /** Unknown route middleware (spec 4.9, 7.3). */

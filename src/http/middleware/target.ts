@@ -5,7 +5,7 @@
  */
 import type { Next } from 'koa';
 import type { AppContext } from '../context.js';
-import { MESSAGES, systemBody } from '../errors.js';
+import { MESSAGES, systemBody } from '../../envelopes.js';
 
 export async function requestTarget(ctx: AppContext, next: Next): Promise<void> {
   try {

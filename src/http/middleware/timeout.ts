@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
-import { MESSAGES, systemBody } from '../errors.js';
+import { MESSAGES, systemBody } from '../../envelopes.js';
 
 /**
  * Answers 408 (system envelope) when a request is not finished within `ms`,

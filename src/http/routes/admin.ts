@@ -17,8 +17,8 @@ import type { Runtime } from '../../domain/ports.js';
 import { operatorAuth } from '../auth/index.js';
 import type { AppContext, AppState } from '../context.js';
 import { pageHeaders, sameOriginOnly } from '../middleware/pages.js';
-import { adminQueues } from '../openapi/operations.js';
-import { ADMIN_LOGIN_PATH, routerOf, type Route } from '../openapi/router.js';
+import { adminQueues } from '../../api/operators/pages.js';
+import { ADMIN_LOGIN_PATH, routerOf, type Route } from '../mount.js';
 
 /** Bull Board's page (operationId adminQueues in the document; mounted by its own Koa adapter). */
 export const BOARD_PATH = adminQueues.path;

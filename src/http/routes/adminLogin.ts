@@ -6,10 +6,11 @@
 import type { Runtime } from '../../domain/ports.js';
 import { operatorLogin, type LoginOutcome } from '../auth/operatorLogin.js';
 import type { AppContext } from '../context.js';
-import { HttpError } from '../errors.js';
+import { HttpError } from '../../envelopes.js';
 import { sameOrigin } from '../middleware/pages.js';
-import { adminLogin, adminLoginPage } from '../openapi/operations.js';
-import { ADMIN_LOGIN_PATH, Answer, route, type Route } from '../openapi/router.js';
+import { adminLogin, adminLoginPage } from '../../api/operators/pages.js';
+import { Answer } from '../../api/operation.js';
+import { ADMIN_LOGIN_PATH, route, type Route } from '../mount.js';
 import { loginPage } from '../views/loginPage.js';
 
 export { ADMIN_LOGIN_PATH };

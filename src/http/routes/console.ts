@@ -12,9 +12,10 @@ import { DomainError } from '../../domain/errors.js';
 import type { Runtime } from '../../domain/ports.js';
 import type { AppContext } from '../context.js';
 import { sameOrigin } from '../middleware/pages.js';
-import { errorAnswer } from '../errorMap.js';
-import { consoleHome, consoleOffer, consoleResend } from '../openapi/deliveries.js';
-import { Answer, route, type Route } from '../openapi/router.js';
+import { errorAnswer } from '../../api/errorTable.js';
+import { consoleHome, consoleOffer, consoleResend } from '../../api/deliveries/console.js';
+import { Answer } from '../../api/operation.js';
+import { route, type Route } from '../mount.js';
 import { CONSOLE_PATH, consoleHomePage, consoleMessagePage, consoleOfferPage } from '../views/consolePage.js';
 
 const html = (ctx: AppContext, status: number, body: string) => {

@@ -1,7 +1,8 @@
 /** GET /health: 200 once the process serves and both PostgreSQL and Redis answer; 503 otherwise, within a few seconds. */
 import type { Runtime } from '../../domain/ports.js';
-import { health } from '../openapi/operations.js';
-import { Answer, route, type Route } from '../openapi/router.js';
+import { health } from '../../api/system/system.js';
+import { Answer } from '../../api/operation.js';
+import { route, type Route } from '../mount.js';
 
 /** How long each dependency may take to answer before it counts as down. */
 const CHECK_TIMEOUT_MS = 2000;

@@ -1,28 +1,19 @@
 /**
- * Every route the service serves, grouped as the app mounts them; one line per
- * module. Each module binds handlers to the declarations of
- * src/http/openapi/operations.ts, which the OpenAPI document describes.
+ * Every route the service serves, grouped as the app mounts them. The
+ * operations of src/api with a transport-neutral handler are mounted as they
+ * are; the few that need request facts (cookies, HTML pages, the login form,
+ * files) are bound here by their Koa-shaped modules.
  */
+import { OPERATIONS } from '../../api/operations.js';
 import type { Runtime } from '../../domain/ports.js';
-import { docsRoutes } from '../openapi/docs.js';
-import type { Route } from '../openapi/router.js';
+import { operationRoutes, type Route } from '../mount.js';
 import { BOARD_PATH } from './admin.js';
 import { adminLoginRoutes } from './adminLogin.js';
-import { finalizeRoutes } from './finalize.js';
-import { healthRoutes } from './health.js';
-import { historyRoutes } from './history.js';
-import { offerRoutes } from './offers.js';
-import { operationRoutes } from './operations.js';
-import { positionRoutes } from './positions.js';
-import { progressRoutes } from './progress.js';
-import { recipientRoutes } from './recipients.js';
-import { typesRoutes } from './types.js';
-import { userRoutes } from './users.js';
-import { chatRoutes } from './chat.js';
 import { consoleRoutes } from './console.js';
-import { deliveryRoutes } from './deliveries.js';
+import { docsRoutes } from './docs.js';
+import { healthRoutes } from './health.js';
 import { metricsRoutes } from './metrics.js';
-import { trackingRoutes } from './tracking.js';
+import { userRoutes } from './users.js';
 
 /** Served before the operator pages and body parsing: health, the API documents and the metrics. */
 export function systemRoutes(rt: Runtime): Route[] {
@@ -34,20 +25,7 @@ export function adminRoutes(rt: Runtime): Route[] {
   return [...adminLoginRoutes(rt, BOARD_PATH), ...consoleRoutes(rt)];
 }
 
-/** Every route under /api/v3 (JSON bodies). */
+/** Every route under /api/v3 (JSON bodies): the login (Koa-shaped: a cookie, the per-IP limit) and every transport-neutral operation. */
 export function apiRoutes(rt: Runtime): Route[] {
-  return [
-    ...typesRoutes(rt),
-    ...userRoutes(rt),
-    ...offerRoutes(rt),
-    ...positionRoutes(rt),
-    ...recipientRoutes(rt),
-    ...operationRoutes(rt),
-    ...progressRoutes(rt),
-    ...finalizeRoutes(rt),
-    ...historyRoutes(rt),
-    ...deliveryRoutes(rt),
-    ...trackingRoutes(rt),
-    ...chatRoutes(rt),
-  ];
+  return [...userRoutes(rt), ...operationRoutes(rt, OPERATIONS.filter((op) => op.handle))];
 }

@@ -4,13 +4,14 @@
  * time). Anything else: 401 in the system envelope.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { authenticateOperator } from '../../auth/jwt.js';
+import { operatorOfToken } from '../../auth/jwt.js';
 import type { Runtime } from '../../domain/ports.js';
 import { scrape } from '../../metrics/metrics.js';
 import { OPERATOR_COOKIE } from '../auth/index.js';
-import { systemError } from '../errors.js';
-import { metricsEndpoint } from '../openapi/deliveries.js';
-import { Answer, route, type Route } from '../openapi/router.js';
+import { systemError } from '../../envelopes.js';
+import { metricsEndpoint } from '../../api/deliveries/metrics.js';
+import { Answer } from '../../api/operation.js';
+import { route, type Route } from '../mount.js';
 
 export const METRICS_UNAUTHORIZED = 'Las métricas son para operadores: inicie sesión o use METRICS_TOKEN.';
 
@@ -23,7 +24,7 @@ export function metricsRoutes(rt: Runtime): Route[] {
       const scraper = !!bearer && !!rt.config.metricsToken && timingSafeEqual(digest(bearer), digest(rt.config.metricsToken));
       if (!scraper) {
         const token = bearer ?? ctx.cookies.get(OPERATOR_COOKIE);
-        const op = token ? await authenticateOperator(rt.orm.em.fork(), token, rt.config.jwtSecret) : null;
+        const op = token ? await operatorOfToken(rt.orm.em.fork(), token, rt.config.jwtSecret) : null;
         if (!op) throw systemError(401, METRICS_UNAUTHORIZED);
       }
       const out = await scrape(rt.redis, rt.config.queuePrefix, rt.queues);

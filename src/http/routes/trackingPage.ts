@@ -15,11 +15,11 @@ import { followUp, type FollowUp } from '../../domain/tracking/followUp.js';
 import { submitSurvey } from '../../domain/tracking/survey.js';
 import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import type { Offer } from '../../db/entities/index.js';
-import { trackingLimiter } from '../auth/trackingLimit.js';
+import { trackingAttempt } from '../../api/customer/attempts.js';
 import type { Runtime } from '../../domain/ports.js';
-import { TRACKING_COOKIE } from '../../realtime/auth.js';
+import { TRACKING_COOKIE } from '../../auth/technician.js';
 import type { AppContext, AppState } from '../context.js';
-import { errorAnswer } from '../errorMap.js';
+import { errorAnswer } from '../../api/errorTable.js';
 import { pageHeaders, sameOrigin } from '../middleware/pages.js';
 import {
   trackingPage,
@@ -30,8 +30,10 @@ import {
   trackingPageScript,
   trackingPageSurvey,
   trackingPageVerify,
-} from '../openapi/customer.js';
-import { Answer, route, routerOf, validatorOf, type Route } from '../openapi/router.js';
+} from '../../api/customer/page.js';
+import { Answer } from '../../api/operation.js';
+import { validatorOf } from '../../api/validation.js';
+import { route, routerOf, type Route } from '../mount.js';
 import { PAGE_PATH, codePage, followPage, livePart, startPage } from '../views/trackingPage.js';
 import { TRACKING_SCRIPT } from '../views/trackingScript.js';
 
@@ -64,7 +66,7 @@ function refusal(err: unknown): { status: number; msg: string } {
 
 export function trackingPageRoutes(rt: Runtime): Route[] {
   // code requests and checks per client IP, shared with the API's tracking routes (one Redis counter)
-  const attempt = trackingLimiter(rt);
+  const attempt = (ip: string) => trackingAttempt(rt, ip);
   const session = async (ctx: AppContext): Promise<Offer | null> => {
     const token = ctx.cookies.get(TRACKING_COOKIE);
     return token ? ((await resolveTrackingToken(rt.orm.em.fork(), token))?.offer ?? null) : null;

@@ -9,83 +9,39 @@
  * made under the lock and commits its new state before anything is sent, so
  * any number of simultaneous acceptances and the evaluation produce one
  * winner. Used by the HTTP route and by the WebSocket server: it takes the
- * validated body, returns an outcome and raises DomainErrors; the edges shape
- * both (src/http/presenters/acceptance.ts, src/http/errorMap.ts).
+ * validated body, returns an outcome and raises DomainErrors; the operation
+ * shapes both (src/api/offers/acceptOffer.ts, src/api/errorTable.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { FromSchema } from 'json-schema-to-ts';
 import { OfferResponse, type ApiUser, type Central, type Offer, type Technician } from '../../../db/entities/index.js';
 import { computeResponseFigures, responseFigures, validCoords, type ResponseFigures } from '../../../geo/figures.js';
-import type { ErrorObject } from 'ajv';
 import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../ports.js';
 import { acceptanceParties } from '../../../db/stores/parties.js';
 import { readAcceptanceFacts, recordOpenResponse, type AcceptanceFactsRow } from '../../../db/stores/responses.js';
 import { checkAcceptance, refusal, type AcceptanceCheckFacts } from './checks.js';
 import { dispatchAcceptance } from '../selection/acceptanceNotification.js';
-import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, coordinate, point, rangeText, type Axis } from '../../../geo/coordinates.js';
+import { coordinate, point, type Axis } from '../../../geo/coordinates.js';
 import { onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
-import { UUID_PATTERN } from '../create/input.js';
 import { responseView } from './responses.js';
 import { announceSelection, selectResponse, type Selection } from '../selection/selection.js';
 import { lockOffer } from '../lifecycle/stateMachine.js';
 import type { OfferState } from '../lifecycle/states.js';
 
-export const ACCEPTANCE_MESSAGES = {
-  recorded: 'RESPUESTA ACEPTADA, ESPERA POR FAVOR A QUE SE CONFIRME LA ASIGNACIÓN DEL SERVICIO',
-  accepted: 'Oferta aceptada',
-  paymentPending: 'Oferta aceptada, pero el cliente aún no ha confirmado el método de pago',
-  alreadyAccepted: 'Oferta ya aceptada',
-  offerNotFound: 'Oferta no encontrada',
-  technicianNotFound: 'NO SE ENCONTRÓ EL TÉCNICO',
-  generatorApiNotFound: 'API GENERADOR NO ENCONTRADO',
-  notYourCentral: 'LA CLAVE DE ACCESO NO CORRESPONDE AL PRESTADOR',
-  closed: (state: OfferState) => `LA OFERTA NO PUEDE SER ACEPTADA: SU ESTADO ES ${state}`,
-  generatorNoAnswer: 'EL GENERADOR NO CONFIRMÓ LA ASIGNACIÓN DEL SERVICIO',
-  failure: 'Error al aceptar la oferta',
-  notAnObject: 'EL CUERPO DE LA SOLICITUD DEBE SER UN OBJETO JSON',
-  required: (f: string) => `EL CAMPO '${f}' ES REQUERIDO`,
-  badId: "EL CAMPO 'id' DEBE SER EL UUID DE LA OFERTA",
-  badText: (f: string) => `EL CAMPO '${f}' DEBE SER UN TEXTO NO VACÍO DE HASTA 255 CARACTERES`,
-  badTime: "EL CAMPO 'tiempoLlegadaSitio' DEBE SER UN NÚMERO DE MINUTOS ENTRE 0 Y 1440",
-  badCoordinate: (f: string) => `EL CAMPO '${f}' DEBE SER UNA COORDENADA NUMÉRICA`,
-  outOfRange: (f: string, axis: Axis) => `EL CAMPO '${f}' DEBE ESTAR ENTRE ${rangeText(axis)}`,
-} as const;
-
-/** The longest arrival estimate taken, over HTTP and the socket alike: one day, in minutes (docs/decisions.md). */
-export const MAX_ARRIVAL_MINUTES = 1440;
-
-const dni = { type: ['string', 'integer'], minLength: 1, maxLength: 255, pattern: '\\S' } as const;
-const techCoord = { type: ['string', 'number', 'null'], maxLength: MAX_COORDINATE_LENGTH, pattern: NUMERIC_OR_EMPTY } as const;
-
-export const acceptanceSchema = {
-  type: 'object',
-  required: ['id', 'dniPrestador', 'dniTecnico'],
-  properties: {
-    id: { type: 'string', maxLength: 36, pattern: UUID_PATTERN },
-    dniPrestador: dni,
-    dniTecnico: dni,
-    tiempoLlegadaSitio: { type: ['number', 'null'], minimum: 0, maximum: MAX_ARRIVAL_MINUTES },
-    latitudTecnico: techCoord,
-    longitudTecnico: techCoord,
-  },
-} as const;
-
-export type AcceptanceInput = FromSchema<typeof acceptanceSchema>;
-
-/** The message of the first schema failure of a PUT /aceptacion body (D4.1). */
-export function acceptanceMessage(e: ErrorObject): string {
-  if (e.keyword === 'required') return ACCEPTANCE_MESSAGES.required((e.params as { missingProperty: string }).missingProperty);
-  const field = e.instancePath.slice(1);
-  if (field === '') return ACCEPTANCE_MESSAGES.notAnObject;
-  if (field === 'id') return ACCEPTANCE_MESSAGES.badId;
-  if (field === 'tiempoLlegadaSitio') return ACCEPTANCE_MESSAGES.badTime;
-  if (field === 'latitudTecnico' || field === 'longitudTecnico') return ACCEPTANCE_MESSAGES.badCoordinate(field);
-  return ACCEPTANCE_MESSAGES.badText(field);
+/** PUT /aceptacion's validated body (its schema and wording: src/api/offers/acceptOffer.ts). */
+export interface AcceptanceInput {
+  id: string;
+  dniPrestador: string | number;
+  dniTecnico: string | number;
+  tiempoLlegadaSitio?: number | null;
+  latitudTecnico?: string | number | null;
+  longitudTecnico?: string | number | null;
+  /** unknown fields are ignored */
+  [field: string]: unknown;
 }
 
-/** What an acceptance came to; the edge shapes it (src/http/presenters/acceptance.ts). */
+/** What an acceptance came to; the operation shapes it (src/api/offers/acceptOffer.ts). */
 export type AcceptanceOutcome =
   /** recorded on an ABIERTA offer, or won at once by the generator's own central */
   | { kind: 'recorded' }
@@ -144,7 +100,7 @@ async function upsertResponse(em: EntityManager, p: Parties, figures: ResponseFi
 /** Under the offer's lock: the state decides (D4 a, b, c). */
 async function decide(rt: Runtime, em: EntityManager, p: Parties, figures: ResponseFigures): Promise<Decision> {
   const offer = await lockOffer(em, p.offer.uuid);
-  if (!offer) throw new DomainError('acceptance.offer-not-found', { uuid: p.offer.uuid });
+  if (!offer) throw new DomainError('offer.not-found', { uuid: p.offer.uuid });
   const refused = refusal(offer.state);
   if (refused) throw refused;
   const response = await upsertResponse(em, { ...p, offer }, figures);

@@ -60,7 +60,7 @@ export function refusal(state: OfferState): DomainError | null {
 export function checkAcceptance(a: AcceptanceRequest, f: AcceptanceCheckFacts): AcceptanceVerdict {
   const refuse = (error: DomainError): AcceptanceVerdict => ({ ok: false, error });
   if (!f.central) return refuse(new DomainError('acceptance.central-not-caller', { nit: a.dniPrestador }));
-  if (!f.offer || !f.generator) return refuse(new DomainError('acceptance.offer-not-found', { uuid: a.offerUuid }));
+  if (!f.offer || !f.generator) return refuse(new DomainError('offer.not-found', { uuid: a.offerUuid }));
   if (!f.technician) return refuse(new DomainError('acceptance.technician-not-found', { dni: a.dniTecnico }));
   if (!profileEndpoint({ urlApi: f.generator.urlApi, apiEndpoint: f.generator.apiEndpoint ?? {} }, 'respuesta')) {
     return refuse(new DomainError('acceptance.generator-api-not-found', { generatorId: f.generator.id }));

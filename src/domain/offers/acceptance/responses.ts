@@ -23,12 +23,6 @@ export interface OfferResponsesView {
   accepted: ResponseView | null;
 }
 
-export const RESPONSES_MESSAGES = {
-  ok: 'RESPUESTAS DE LA OFERTA',
-  missingUuid: 'NO SE HA PROPORCIONADO EL UUID DE LA OFERTA',
-  notFound: 'NO SE HA ENCONTRADO LA OFERTA',
-} as const;
-
 /** A stored response, or one just written with its figures (PUT /aceptacion's quick path), as spec 2.3 shows it. */
 export type ResponseFacts = Pick<OfferResponse, 'distanceKm' | 'techLat' | 'techLng' | 'timeMin' | 'rate'> & { technician: { names: string } };
 
@@ -58,8 +52,8 @@ export async function offerResponses(em: EntityManager, offer: Pick<Offer, 'uuid
 export async function getOfferResponses(em: EntityManager, generatorId: number, given: string): Promise<OfferResponsesView> {
   const uuid = given.trim().toLowerCase();
   // A uuid that cannot exist is simply not found.
-  if (!UUID_RE.test(uuid)) throw new DomainError('responses.offer-not-found', { uuid });
+  if (!UUID_RE.test(uuid)) throw new DomainError('offer.not-found', { uuid });
   const offer = await em.findOne(Offer, { uuid, generator: generatorId }, { fields: ['uuid', 'acceptedResponse'] });
-  if (!offer) throw new DomainError('responses.offer-not-found', { uuid });
+  if (!offer) throw new DomainError('offer.not-found', { uuid });
   return offerResponses(em, offer);
 }

@@ -21,16 +21,6 @@ import { profileEndpoint } from '../../../webhooks/deliveries.js';
 
 export type DirectAssignmentInput = OfferInput & { dniPrestador: string; dniTecnico?: string };
 
-export const DIRECT_MESSAGES = {
-  ok: (central: string) => `SE HA REGISTRADO EXITOSAMENTE LA ASIGNACIÓN DIRECTA DEL SERVICIO A LA CENTRAL ${central}`,
-  centralMissing: "EL CAMPO 'dniPrestador' ES REQUERIDO PARA REALIZAR LA ASIGNACIÓN DIRECTA",
-  centralInvalid: "EL CAMPO 'dniPrestador' NO ES VÁLIDO",
-  technicianInvalid: "EL CAMPO 'dniTecnico' NO ES VÁLIDO",
-  unknownCentral: (nit: string) => `NO SE ENCONTRÓ LA CENTRAL (PRESTADOR) CON NIT ${nit}`,
-  unknownTechnician: 'NO SE ENCONTRÓ EL TÉCNICO',
-  typeNotServed: (central: string, type: string) => `LA CENTRAL ${central} NO PRESTA EL SERVICIO ${type}`,
-} as const;
-
 export interface DirectAssignmentResult {
   uuid: string;
   centralName: string;

@@ -10,13 +10,6 @@ import { lockOwnOffer } from '../lifecycle/ownership.js';
 import { canMove, refusedMove } from '../lifecycle/stateMachine.js';
 import { transition } from '../lifecycle/moves.js';
 
-export const FINALIZE_MESSAGES = {
-  ok: 'Servicio finalizado exitosamente',
-  missing: 'UUID es requerido',
-  notFound: 'Servicio no encontrado',
-  internal: 'Ha ocurrido un error interno del servidor, por favor intenta más tarde',
-} as const;
-
 /** A generator, or an operator as its token names it. */
 export type FinalizeCaller = { apiUser: ApiUser } | { operator: Pick<OperatorUser, 'id' | 'username' | 'role'> };
 
@@ -25,7 +18,7 @@ export async function finalizeService(rt: Runtime, caller: FinalizeCaller, uuid:
   const actor = 'apiUser' in caller ? `api-user:${caller.apiUser.username}` : `operator:${caller.operator.username}`;
   await rt.orm.em.transactional(async (em) => {
     const offer = await lockOwnOffer(em, uuid, generatorId);
-    if (!offer) throw new DomainError('finalize.not-found', { uuid });
+    if (!offer) throw new DomainError('offer.not-found', { uuid });
     if (!canMove(offer.state, 'FINALIZADA', 'finalize')) throw refusedMove(offer.state, 'finalize');
     await transition(em, offer, { to: 'FINALIZADA', by: 'finalize', actor });
   });

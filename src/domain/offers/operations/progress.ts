@@ -6,10 +6,8 @@
  * the audit row and become the technician's position. Takes the validated
  * body, returns the state the service is in and raises DomainErrors; both
  * transports shape the answer the same way (the envelope of PUT /aceptacion,
- * spec 4.3: src/http/presenters/progress.ts).
+ * spec 4.3: src/api/service/progress.ts).
  */
-import type { ErrorObject } from 'ajv';
-import type { FromSchema } from 'json-schema-to-ts';
 import { Central, type ApiUser } from '../../../db/entities/index.js';
 import { readPoint } from '../../../geo/coordinates.js';
 import { setTechnicianPosition } from '../../../geo/store.js';
@@ -20,28 +18,13 @@ import { canMove, refusedMove } from '../lifecycle/stateMachine.js';
 import { transition } from '../lifecycle/moves.js';
 import type { OfferState } from '../lifecycle/states.js';
 
-export const progressSchema = {
-  type: 'object',
-  required: ['id', 'estado'],
-  properties: {
-    id: { type: 'string', minLength: 1, maxLength: 64 },
-    estado: { type: 'string', maxLength: 20, enum: ['EN_CAMINO', 'EN_SITIO'] },
-    latitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] },
-    longitudTecnico: { anyOf: [{ type: 'number' }, { type: 'string', maxLength: 32 }, { type: 'null' }] },
-  },
-} as const;
-
-export type ProgressInput = FromSchema<typeof progressSchema>;
-
-export const PROGRESS_MESSAGES = {
-  missingId: "EL CAMPO 'id' ES REQUERIDO PARA ACTUALIZAR EL ESTADO DEL SERVICIO",
-  badEstado: "EL CAMPO 'estado' DEBE SER EN_CAMINO O EN_SITIO (LA FINALIZACIÓN SE REGISTRA CON POST /finalize)",
-  badCoords: 'LAS COORDENADAS DEL TÉCNICO NO SON VÁLIDAS',
-  notFound: 'Oferta no encontrada',
-  internal: 'Error al actualizar el estado del servicio',
-  updated: (state: OfferState) => `ESTADO DEL SERVICIO ACTUALIZADO A ${state}`,
-  already: (state: OfferState) => `EL SERVICIO YA SE ENCUENTRA EN ESTADO ${state}`,
-} as const;
+/** PUT /estado-servicio's validated body (its schema and wording: src/api/service/progress.ts). */
+export interface ProgressInput {
+  id: string;
+  estado: 'EN_CAMINO' | 'EN_SITIO';
+  latitudTecnico?: number | string | null;
+  longitudTecnico?: number | string | null;
+}
 
 export type ProgressCaller = ApiUser | { technicianId: number };
 
@@ -51,28 +34,20 @@ export interface ProgressOutcome {
   moved: boolean;
 }
 
-/** The message of the first schema failure of a progress body. */
-export function progressMessage(e: ErrorObject): string {
-  const field = e.keyword === 'required' ? String(e.params.missingProperty) : e.instancePath.slice(1);
-  if (field === 'id') return PROGRESS_MESSAGES.missingId;
-  if (field === 'estado') return PROGRESS_MESSAGES.badEstado;
-  return PROGRESS_MESSAGES.badCoords;
-}
-
 export async function reportServiceProgress(rt: Runtime, caller: ProgressCaller, input: ProgressInput): Promise<ProgressOutcome> {
   const position = readPoint(input.latitudTecnico, input.longitudTecnico);
   if (position === 'invalid') throw new DomainError('progress.coordinates-invalid');
   const out = await rt.orm.em.fork().transactional(async (em) => {
     const offer = await lockOwnOffer(em, input.id, null);
     const centralId = offer?.assignedCentral?.id;
-    if (!offer || centralId === undefined) throw new DomainError('progress.offer-not-found', { uuid: input.id });
+    if (!offer || centralId === undefined) throw new DomainError('offer.not-found', { uuid: input.id });
     let actor: string;
     if ('technicianId' in caller) {
-      if (offer.assignedTechnician?.id !== caller.technicianId) throw new DomainError('progress.offer-not-found', { uuid: input.id });
+      if (offer.assignedTechnician?.id !== caller.technicianId) throw new DomainError('offer.not-found', { uuid: input.id });
       actor = `technician:${caller.technicianId}`;
     } else {
       const central = await em.findOneOrFail(Central, centralId);
-      if (central.apiUser?.id !== caller.id) throw new DomainError('progress.offer-not-found', { uuid: input.id });
+      if (central.apiUser?.id !== caller.id) throw new DomainError('offer.not-found', { uuid: input.id });
       actor = `central:${central.nit}`;
     }
     if (offer.state === input.estado) return { uuid: offer.uuid, generatorId: offer.generator.id, result: null };

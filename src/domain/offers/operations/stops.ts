@@ -20,14 +20,6 @@ export interface StopInput {
   puntoReferencia?: string;
 }
 
-export const STOP_MESSAGES = {
-  ok: 'SE HA AGREGADO EXITOSAMENTE LA DIRECCIÓN AL SERVICIO',
-  missingPlace: 'ES NECESARIO LA DIRECCIÓN O LAS COORDENADAS DE LA PARADA',
-  badCoords: 'LAS COORDENADAS DE LA PARADA NO SON VÁLIDAS',
-  notGeocoded: 'LA DIRECCIÓN DE LA PARADA NO FUE POSIBLE IDENTIFICARLA, POR FAVOR VERIFICA LOS DATOS',
-  tooMany: (max: number) => `EL SERVICIO YA TIENE EL MÁXIMO DE ${max} PARADAS PERMITIDAS`,
-} as const;
-
 /** States in which a service takes no more stops. */
 export const FINISHED_STATES: readonly OfferState[] = ['FINALIZADA', 'CANCELADA', 'NO_ASIGNADA', 'INACTIVA', 'EXPIRADA'];
 

@@ -1,0 +1,315 @@
+/**
+ * The OpenAPI 3.1 document (D19), built from the operations' declarations
+ * (src/api/operations.ts): paths, request and response schemas, the security schemes
+ * of spec 5 and D13, and the outgoing webhooks (6.1, D12). Served at
+ * GET /api/v3/openapi.json; request validation compiles its schemas.
+ */
+import type { JSONSchema } from 'json-schema-to-ts';
+import { AUTH_MESSAGES } from '../../auth/credentials.js';
+import { TRACKING_MESSAGES } from '../customer/messages.js';
+import { INTEGRITY_MESSAGES, MESSAGES, OPERATOR_LOGIN_REQUIRED } from '../../envelopes.js';
+import { CUSTOMER_SCHEMAS } from '../customer/tracking.js';
+import { DELIVERY_SCHEMAS } from '../deliveries/deliveries.js';
+import { API, type Auth, type Named, type OperationDecl, type ResponseDecl } from '../operation.js';
+import { OPERATIONS } from '../operations.js';
+import { ControllerError, KeyError, RESPONSE_SCHEMAS, RateLimited, SystemError, ref, str } from './components.js';
+import { SOCKET_SCHEMAS } from './socket.js';
+import { WEBHOOKS, WEBHOOK_SCHEMAS } from './webhooks.js';
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: JsonObject;
+  servers: JsonObject[];
+  tags: JsonObject[];
+  paths: Record<string, Record<string, JsonObject>>;
+  webhooks: Record<string, Record<string, JsonObject>>;
+  components: { schemas: Record<string, JsonObject>; securitySchemes: Record<string, JsonObject> };
+}
+
+export const isNamed = (s: Named | JSONSchema): s is Named =>
+  typeof s === 'object' && s !== null && 'name' in s && 'schema' in s && typeof (s as Named).name === 'string';
+
+const asJson = (v: unknown): Json => v as Json;
+
+/** Security requirements of each kind of authentication (alternatives). */
+const SECURITY: Record<Auth, Array<Record<string, string[]>>> = {
+  basic: [{ basicAuth: [] }],
+  apiKey: [{ apiKey: [] }],
+  basicOrJwt: [{ bearerJwt: [] }, { basicAuth: [] }],
+  operator: [{ bearerJwt: [] }, { operatorCookie: [] }],
+  chat: [{ trackingToken: [] }, { apiKey: [], dniTecnico: [] }, { basicAuth: [] }, { bearerJwt: [] }],
+  none: [],
+};
+
+const INTEGRITY = { integrityTimestamp: [], integrityNonce: [], integritySignature: [] };
+
+/** The security requirements of an operation: its authentication's, each with the D13 headers when it has `integrity`. */
+function securityOf(op: OperationDecl): Array<Record<string, string[]>> {
+  const base = SECURITY[op.auth];
+  if (!op.integrity) return base;
+  return base.length ? base.map((r) => ({ ...INTEGRITY, ...r })) : [INTEGRITY];
+}
+
+const SECURITY_SCHEMES = {
+  basicAuth: { type: 'http', scheme: 'basic', description: 'HTTP Basic (spec 5.1): the API user’s username and password; failures in the system envelope (7.2).' },
+  apiKey: { type: 'apiKey', in: 'header', name: 'x-apikey', description: 'API key (spec 5.2); failures as `{status: false, msg, timestamp}`.' },
+  bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An operator’s session from POST /users/login (spec 5.3, D15).' },
+  operatorCookie: { type: 'apiKey', in: 'cookie', name: 'operator_token', description: 'The same JWT as an httpOnly cookie, set at login (operator pages).' },
+  trackingToken: { type: 'http', scheme: 'bearer', description: 'The customer’s tracking token from POST /tracking/track (D14).' },
+  dniTecnico: { type: 'apiKey', in: 'header', name: 'x-dni-tecnico', description: 'With the central’s x-apikey: the technician assigned to the service (D14).' },
+  integrityTimestamp: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-timestamp',
+    description: 'D13 integrity (chat and tracking, spec 5.4): Unix seconds, within 300 s of the server’s clock.',
+  },
+  integrityNonce: { type: 'apiKey', in: 'header', name: 'x-nonce', description: 'D13 integrity: a unique string of at most 128 characters, not seen in the last 300 s.' },
+  integritySignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-signature',
+    description: 'D13 integrity: hex HMAC-SHA256 of `<timestamp>.<nonce>.<METHOD>.<path>.<raw body>` with the client application’s shared secret.',
+  },
+  // The webhooks' (requests this service sends) security: what the receiver checks (webhooks.ts).
+  receiverApiKey: { type: 'apiKey', in: 'header', name: 'x-apikey', description: 'Webhooks: the receiver’s own API key, sent when its profile has one (spec 6.1).' },
+  receiverSignature: {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-signature',
+    description: 'Webhooks: hex HMAC-SHA256 of `<x-timestamp>.<raw body>` with the receiver’s webhook secret, sent (with x-timestamp) when it has one (D5, D17).',
+  },
+} as const;
+
+const AUTH_MESSAGES_EXAMPLES = {
+  basic401: [AUTH_MESSAGES.basicMissing, AUTH_MESSAGES.basicInvalid],
+  basic403: [AUTH_MESSAGES.basicInactive, AUTH_MESSAGES.basicForbidden],
+  key401: [AUTH_MESSAGES.keyMissing, AUTH_MESSAGES.keyInvalid],
+  key403: [AUTH_MESSAGES.keyForbidden],
+  key500: [AUTH_MESSAGES.keyInternal],
+};
+
+const systemExamples = (messages: string[]) =>
+  Object.fromEntries(messages.map((m, i) => [`e${i + 1}`, { error: true, message: m, errorId: 'err_1764000000000_a1b2c3d4e5', timestamp: '2026-11-24T05:00:00.000Z' }]));
+const keyExamples = (messages: string[]) => Object.fromEntries(messages.map((m, i) => [`e${i + 1}`, { status: false, msg: m, timestamp: '2026-11-24T05:00:00.000Z' }]));
+
+const sys = (description: string, messages: string[] = []): ResponseDecl => ({ description, schema: SystemError, examples: systemExamples(messages) });
+
+/** The answers every route of a kind shares: the edge's (body parsing, timeout, crash) and its authentication's. */
+export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl> {
+  const out: Record<number, ResponseDecl> = {
+    408: sys('The request exceeded the timeout (spec 8)', [MESSAGES.timeout]),
+    500: sys('Unhandled error', [MESSAGES.internal]),
+  };
+  const parsesBody = (op.path.startsWith(`${API}/`) && op.envelope !== 'html' && !DOCUMENT_PATHS.has(op.path)) || op.input?.from === 'form';
+  if (parsesBody) {
+    out[400] = { description: 'The body cannot be read (not valid JSON)', schema: ControllerError, examples: { malformed: { status: false, msg: MESSAGES.malformedJson } } };
+    out[413] = sys('The body exceeds the size limit', [MESSAGES.bodyTooLarge]);
+    out[415] = {
+      description: 'The body is not JSON, or its encoding is not supported',
+      schema: ControllerError,
+      examples: { notJson: { status: false, msg: MESSAGES.unsupportedMediaType } },
+    };
+  }
+  /** A second body a status may come with (the first one's or this one). */
+  const alternative = (status: number, alt: ResponseDecl) => {
+    const first = out[status];
+    out[status] = first?.schema && alt.schema
+      ? { description: `${first.description}; or: ${alt.description}`, schema: { anyOf: [schemaOf(first.schema), schemaOf(alt.schema)] }, examples: { ...(first.examples ?? {}), ...(alt.examples ?? {}) } }
+      : alt;
+  };
+  switch (op.auth) {
+    case 'basic':
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
+      out[401] = sys('Basic credentials missing or wrong (spec 5.1)', AUTH_MESSAGES_EXAMPLES.basic401);
+      out[403] = sys('API user inactive, or the endpoint is not enabled for it (spec 5.1)', AUTH_MESSAGES_EXAMPLES.basic403);
+      out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(RateLimited)] } };
+      break;
+    case 'apiKey':
+      alternative(400, { description: 'A key or x-dni-tecnico with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples([AUTH_MESSAGES.keyUnstorable]) });
+      out[401] = { description: 'Key missing, wrong, or its user inactive (spec 5.2)', schema: KeyError, examples: keyExamples(AUTH_MESSAGES_EXAMPLES.key401) };
+      out[403] = { description: 'The endpoint is not enabled for the key (spec 5.2)', schema: KeyError, examples: keyExamples(AUTH_MESSAGES_EXAMPLES.key403) };
+      out[500] = { description: 'Internal failure of the key check (spec 5.2), or unhandled error', schema: { anyOf: [ref(KeyError), ref(SystemError)] } };
+      out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(KeyError), ref(RateLimited)] } };
+      break;
+    case 'basicOrJwt':
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
+      out[401] = {
+        description: 'Credentials missing or wrong, in the controller envelope (spec 4.4)',
+        schema: ControllerError,
+        examples: { invalid: { status: false, msg: AUTH_MESSAGES.basicInvalid } },
+      };
+      out[403] = sys('API user inactive, or the endpoint is not enabled for it (spec 5.1)', AUTH_MESSAGES_EXAMPLES.basic403);
+      out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(ControllerError), ref(RateLimited)] } };
+      break;
+    case 'operator':
+      out[401] = {
+        description: 'Not signed in as an operator (JSON clients)',
+        schema: ControllerError,
+        examples: { login: { status: false, msg: OPERATOR_LOGIN_REQUIRED } },
+      };
+      out[302] = { description: 'Not signed in (browsers): to the login form', headers: { Location: { description: 'the login form', schema: str(2048) } } };
+      break;
+    case 'chat':
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
+      alternative(400, { description: 'A key or x-dni-tecnico with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples([AUTH_MESSAGES.keyUnstorable]) });
+      out[401] = {
+        description: 'Credentials missing or wrong: Basic in the system envelope, the key in its own, a token in the controller envelope',
+        schema: { anyOf: [ref(SystemError), ref(KeyError), ref(ControllerError)] },
+        examples: { token: { status: false, msg: TRACKING_MESSAGES.tokenInvalid } },
+      };
+      out[403] = sys('API user inactive (spec 5.1)', [AUTH_MESSAGES_EXAMPLES.basic403[0]]);
+      out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(KeyError), ref(RateLimited)] } };
+      out[500] = { description: 'Internal failure of the key check (spec 5.2), or unhandled error', schema: { anyOf: [ref(KeyError), ref(SystemError)] } };
+      break;
+    case 'none':
+      break;
+  }
+  if (op.integrity) {
+    alternative(401, {
+      description: 'D13 integrity refused: headers missing, timestamp outside 300 s, nonce already seen, or wrong signature',
+      schema: KeyError,
+      examples: keyExamples([INTEGRITY_MESSAGES.missing, INTEGRITY_MESSAGES.badSignature]),
+    });
+  }
+  return out;
+}
+
+/** Paths that serve the documents themselves (mounted before body parsing). */
+export const DOCUMENT_PATHS: ReadonlySet<string> = new Set([`${API}/openapi.json`, `${API}/asyncapi.json`, `${API}/docs`, `${API}/docs/{file}`]);
+
+function schemaOf(s: Named | JSONSchema): JSONSchema {
+  return isNamed(s) ? ref(s) : s;
+}
+
+/** One declared answer merged with the shared one of the same status (either body may come). */
+export function mergedResponses(op: OperationDecl): Record<number, ResponseDecl> {
+  const shared = sharedResponses(op);
+  const own = op.responses;
+  const out: Record<number, ResponseDecl> = { ...shared };
+  for (const [code, r] of Object.entries(own)) {
+    const status = Number(code);
+    const s = shared[status];
+    if (!s || !s.schema || !r.schema || r.contentType) {
+      out[status] = r;
+      continue;
+    }
+    const a = schemaOf(r.schema);
+    const b = schemaOf(s.schema);
+    out[status] = {
+      description: `${r.description}; or: ${s.description}`,
+      schema: JSON.stringify(a) === JSON.stringify(b) ? r.schema : { anyOf: [a, b] },
+      examples: { ...(s.examples ?? {}), ...(r.examples ?? {}) },
+      headers: r.headers ?? s.headers,
+    };
+  }
+  return out;
+}
+
+function responseObject(r: ResponseDecl): JsonObject {
+  const out: JsonObject = { description: r.description };
+  if (r.headers) out.headers = asJson(r.headers);
+  if (r.contentType) {
+    out.content = { [r.contentType]: { schema: { type: 'string', maxLength: 10_000_000 } } };
+  } else if (r.schema) {
+    const media: JsonObject = { schema: asJson(schemaOf(r.schema)) };
+    if (r.examples && Object.keys(r.examples).length) {
+      media.examples = Object.fromEntries(Object.entries(r.examples).map(([k, v]) => [k, { value: asJson(v) }]));
+    }
+    out.content = { 'application/json': media };
+  }
+  return out;
+}
+
+function operationObject(op: OperationDecl): JsonObject {
+  const out: JsonObject = {
+    operationId: op.operationId,
+    summary: op.summary,
+    tags: [op.tag],
+    security: asJson(securityOf(op)),
+    'x-envelope': op.envelope,
+  };
+  if (op.description) out.description = op.description;
+  const parameters: JsonObject[] = [];
+  for (const [name, p] of Object.entries(op.pathParams ?? {})) {
+    parameters.push({ name, in: 'path', required: true, description: p.description, schema: { type: 'string', maxLength: p.maxLength } });
+  }
+  if (op.input) {
+    const { schema, from } = op.input;
+    if (from === 'jsonOrQuery') {
+      const props = (schema.schema as { properties?: Record<string, JSONSchema> }).properties ?? {};
+      for (const [name, s] of Object.entries(props)) {
+        parameters.push({ name, in: 'query', required: false, description: 'when the JSON body does not carry it', schema: asJson(s) });
+      }
+    }
+    const type = from === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
+    out.requestBody = { required: from !== 'jsonOrQuery', content: { [type]: { schema: asJson(ref(schema)) } } };
+  }
+  if (parameters.length) out.parameters = parameters;
+  out.responses = Object.fromEntries(
+    Object.entries(mergedResponses(op))
+      .sort(([a], [b]) => Number(a) - Number(b))
+      .map(([code, r]) => [code, responseObject(r)]),
+  );
+  if (op.failure) out['x-failure-message'] = op.failure;
+  return out;
+}
+
+/** Every named schema reachable from the declarations, by name; a name used for two schemas is a bug. */
+function collectSchemas(ops: readonly OperationDecl[]): Record<string, JsonObject> {
+  const out = new Map<string, JSONSchema>();
+  const add = (n: Named) => {
+    const seen = out.get(n.name);
+    if (seen && seen !== n.schema) throw new Error(`two schemas named ${n.name}`);
+    out.set(n.name, n.schema);
+  };
+  for (const n of [...RESPONSE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...SOCKET_SCHEMAS, ...CUSTOMER_SCHEMAS, ...DELIVERY_SCHEMAS]) add(n);
+  for (const op of ops) {
+    if (op.input) add(op.input.schema);
+    for (const r of Object.values(op.responses)) if (r.schema && isNamed(r.schema)) add(r.schema);
+  }
+  return Object.fromEntries([...out].map(([k, v]) => [k, asJson(v) as JsonObject]));
+}
+
+export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const op of ops) {
+    paths[op.path] ??= {};
+    if (paths[op.path][op.method]) throw new Error(`${op.method.toUpperCase()} ${op.path} declared twice`);
+    paths[op.path][op.method] = operationObject(op);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Service Offer Brokering API',
+      version: '3.0.0',
+      description:
+        'Offers of service, a 30-second response window, best-response selection, webhooks and service tracking. ' +
+        'Every string a client sends has a maximum length (D19). Errors use the envelopes of spec section 7; ' +
+        '`x-envelope` names the one each operation uses. The WebSocket events are described at /api/v3/asyncapi.json.',
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'Ofertas', description: 'Offers and responses (spec 4.1–4.3)' },
+      { name: 'Servicio', description: 'The service after acceptance (spec 4.4, 4.8)' },
+      { name: 'Consultas', description: 'Queries (spec 4.5–4.7)' },
+      { name: 'Operadores', description: 'Operators (D15)' },
+      { name: 'Seguimiento', description: 'The customer follows its service with an SMS code (D14); every request signed (D13)' },
+      { name: 'Chat', description: 'Customer and technician per service (D14); every request signed (D13)' },
+      { name: 'Sistema', description: 'Health and this document' },
+    ],
+    paths,
+    webhooks: WEBHOOKS,
+    components: { schemas: collectSchemas(ops), securitySchemes: asJson(SECURITY_SCHEMES) as Record<string, JsonObject> },
+  };
+}
+
+let cached: OpenApiDocument | undefined;
+
+/** The document, built once per process. */
+export function openApiDocument(): OpenApiDocument {
+  cached ??= buildDocument();
+  return cached;
+}

@@ -1,0 +1,44 @@
+/**
+ * Builders of an operation's declared answers, so that each declaration
+ * lists its statuses with the texts of its own wording (never retyped): the
+ * controller envelope `{status: false, msg}`, the data envelope `{status,
+ * data}`, the `Done` success body, HTML pages and redirects.
+ */
+import type { JSONSchema } from 'json-schema-to-ts';
+import type { ResponseDecl } from '../operation.js';
+import { ControllerError, DataAnswer, Done, ref, str } from './components.js';
+
+export const msg = str(2000);
+
+/** Controller-envelope answers, one example per message. */
+export const controller = (description: string, examples: Record<string, string>, extra: Record<string, unknown> = {}): ResponseDecl => ({
+  description,
+  schema: ControllerError,
+  examples: Object.fromEntries(Object.entries(examples).map(([k, m]) => [k, { status: false, msg: m, ...extra }])),
+});
+
+/** Data-envelope answers `{status, data}` (4.3), one example per message. */
+export const data = (description: string, examples: Record<string, string>, ok = false): ResponseDecl => ({
+  description,
+  schema: DataAnswer,
+  examples: Object.fromEntries(Object.entries(examples).map(([k, m]) => [k, { status: ok, data: m }])),
+});
+
+/** `{status: true, msg}` and any `extra` fields: they are required, so the example carries a value of each (`extraExample`). */
+export const done = (description: string, example: string, extra: Record<string, JSONSchema> = {}, extraExample: Record<string, unknown> = {}): ResponseDecl => ({
+  description,
+  schema: Object.keys(extra).length
+    ? ({ allOf: [ref(Done), { type: 'object', required: Object.keys(extra), properties: extra }] } as JSONSchema)
+    : Done,
+  examples: { ok: { status: true, msg: example, ...extraExample } },
+});
+
+export const html = (description: string): ResponseDecl => ({ description, contentType: 'text/html' as const });
+
+export const redirect = (description: string): ResponseDecl => ({
+  description,
+  headers: { Location: { description: 'where the browser goes', schema: str(2048) } },
+});
+
+/** A schema or null. */
+export const nullable = (s: JSONSchema): JSONSchema => ({ anyOf: [s, { type: 'null' }] }) as JSONSchema;
