@@ -63,9 +63,12 @@ export class TechnicianApp {
     this.link?.close();
   }
 
-  /** The central's dispatcher tells its technician the service is confirmed (POST /asignacion answered 200). */
+  /**
+   * The service is confirmed for this technician: its central's dispatcher says so when POST /asignacion
+   * answered 200 (run.ts), or the socket's `service.assigned` (D20) does, whichever comes first.
+   */
   dispatch(uuid: string): void {
-    if (this.stopped) return;
+    if (this.stopped || (this.current === uuid && this.status !== 'answered')) return;
     const origin = this.origins.get(uuid);
     if (!origin) return;
     this.current = uuid;
@@ -78,6 +81,9 @@ export class TechnicianApp {
     const d = f.data;
     if (f.event === 'offer.new') return this.onOffer(d);
     if (f.event === 'chat.message') return void this.onChat(d);
+    // D20's own events, once the service sends them: the service is this technician's (or no longer is)
+    if (f.event === 'service.assigned' && d.estado === 'ASIGNADA') return this.dispatch(String(d.uuid));
+    if (f.event === 'service.released' && d.uuid === this.current) return this.free();
     if (f.event === 'offer.closed' && d.uuid === this.current && this.status === 'answered' && d.result !== 'selected') return this.free();
     if (f.event === 'offer.state' && d.uuid === this.current) {
       const estado = String(d.estado);
