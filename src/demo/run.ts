@@ -19,7 +19,7 @@ import { apiClient } from './http.js';
 import { offerAt, readMarket } from './plan.js';
 import { seeded } from './random.js';
 import { startReceiver, type Receiver } from './receivers.js';
-import { provisionDocument, startService, waitHealthy } from './service.js';
+import { portFree, provisionDocument, startService, waitHealthy } from './service.js';
 import { Tally } from './tally.js';
 import { TechnicianApp } from './technician.js';
 
@@ -61,6 +61,10 @@ export async function runDemo(s: DemoSettings, print: (line: string) => void = (
   for (const sig of signals) process.on(sig, onSignal);
   const sleep = (ms: number) => Promise.race([new Promise<void>((r) => setTimeout(r, ms)), stopped]);
 
+  if (!(await portFree(s.port))) {
+    print(`demo: port ${s.port} is in use (is \`npm start\` running?); stop it or run the demo with another PORT.`);
+    return 1;
+  }
   print(`demo: starting the service as npm start does (node dist/src/main/all.js) on port ${s.port}; its log: ${s.logPath}`);
   const service = startService(s.logPath, (line) => {
     tally.fail('serviceErrorLine', line.slice(0, 500));

@@ -7,6 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -51,6 +52,15 @@ export function startService(logPath: string, onErrorLine: (line: string) => voi
       return exited;
     },
   };
+}
+
+/** Whether nothing listens on the port (else /health would answer for another service, an `npm start` already running). */
+export function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, () => probe.close(() => resolve(true)));
+  });
 }
 
 /** GET /health until 200; throws when the service exits first or `timeoutMs` passes. */
