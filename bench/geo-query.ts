@@ -11,7 +11,8 @@
 import { performance } from 'node:perf_hooks';
 import { dropDatabase, ensureDatabase, migrate } from '../src/db/database.js';
 import { createOrm } from '../src/db/orm.js';
-import { explainCandidates, findCandidates, type CandidateQuery } from '../src/domain/distribution/candidates.js';
+import { explainCandidates } from '../src/db/stores/technicians.js';
+import { findCandidates, type CandidateQuery } from '../src/domain/distribution/candidates.js';
 import { loadGeoWorld } from './geoLoad.js';
 
 const N = Number(process.env.BENCH_N ?? 1000);

@@ -19,7 +19,7 @@ import { enqueueStateNotification } from '../src/domain/notifications/enqueue.js
 import { sha256Hex } from '../src/auth/passwords.js';
 import { startHttpServer } from '../src/main/server.js';
 import { createRuntime, type Runtime } from '../src/main/runtime.js';
-import { createDelivery } from '../src/webhooks/deliveries.js';
+import { createDelivery } from '../src/db/stores/deliveries.js';
 import { startWorkers } from '../workers/index.js';
 
 const OFFERS = Number(process.argv[2] ?? 100_000);

@@ -6,6 +6,7 @@
  * when valid, else the last known position; techCoords are that same point.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { distanceFromOrigin } from '../db/stores/offers.js';
 import { DomainError } from '../domain/errors.js';
 
 export interface ResponseFigures {
@@ -58,19 +59,11 @@ export async function computeResponseFigures(
   averageSpeedKmh: number,
 ): Promise<ResponseFigures> {
   const given = validCoords(input.lat, input.lng);
-  const rows = await em.getConnection().execute<Array<{ distance_m: number | null; lat: number | null; lng: number | null }>>(
-    `select st_distance(o.origin, p.pt) as distance_m, st_y(p.pt::geometry) as lat, st_x(p.pt::geometry) as lng
-       from offer o
-       cross join lateral (
-         select case when ?::boolean then st_setsrid(st_makepoint(?::float8, ?::float8), 4326)::geography
-                     else (select t.position from technician t where t.id = ?) end as pt
-       ) p
-      where o.uuid = ?`,
-    [given, given ? input.lng : 0, given ? input.lat : 0, input.technicianId, input.offerUuid],
-    'all',
-    em.getTransactionContext(),
-  );
-  const row = rows[0];
+  const row = await distanceFromOrigin(em, {
+    offerUuid: input.offerUuid,
+    technicianId: input.technicianId,
+    point: given ? { lat: input.lat as number, lng: input.lng as number } : null,
+  });
   if (!row) throw new Error(`offer ${input.offerUuid} not found`);
   return responseFigures(row, input.minutes, input.technicianId, averageSpeedKmh);
 }

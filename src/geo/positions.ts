@@ -6,9 +6,10 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Technician, type ApiUser } from '../db/entities/index.js';
+import { offerStateAndCode } from '../db/stores/offers.js';
+import { loadTechnicianOfApiUser, setTechnicianPosition } from '../db/stores/technicians.js';
 import { DomainError } from '../domain/errors.js';
 import type { Runtime } from '../domain/ports.js';
-import { setTechnicianPosition } from './store.js';
 
 /** The central's API user (the technician is named by dniTecnico), or an authenticated technician. */
 export type PositionCaller = ApiUser | { technicianId: number };
@@ -27,7 +28,7 @@ export async function reportPosition(rt: Runtime, caller: PositionCaller, body: 
   const tech =
     'technicianId' in caller
       ? await em.findOne(Technician, { id: caller.technicianId })
-      : await em.findOne(Technician, { dni: body.dniTecnico, central: { apiUser: caller.id } });
+      : await loadTechnicianOfApiUser(em, body.dniTecnico, caller.id);
   if (!tech) throw new DomainError('position.technician-not-found');
   const at = new Date();
   await setTechnicianPosition(em, tech.id, { lat: body.latitud, lng: body.longitud }, at, body.disponible);
@@ -36,7 +37,7 @@ export async function reportPosition(rt: Runtime, caller: PositionCaller, body: 
 
 /** D14: the customer follows the technician's position while it is on its way (EN_CAMINO). */
 async function tellCustomer(rt: Runtime, em: EntityManager, offerUuid: string, position: { latitud: number; longitud: number; fecha: string }): Promise<void> {
-  const [offer] = await em.execute<Array<{ state: string; codigo_servicio: string | null }>>(`select state, codigo_servicio from offer where uuid = ?`, [offerUuid]);
+  const offer = await offerStateAndCode(em, offerUuid);
   if (offer?.state !== 'EN_CAMINO') return;
   await rt.events
     .publish({ kind: 'customer', offerUuid }, 'service.position', { uuid: offerUuid, expediente: offer.codigo_servicio ?? offerUuid, ...position })

@@ -1,13 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { cacheGeocode, cachedGeocode } from '../db/stores/geocoding.js';
 import { addressKey, type GeocodeResult, type Geocoder } from './geocoder.js';
-
-interface CacheRow {
-  lat: number | null;
-  lng: number | null;
-  ciudad: string | null;
-  departamento: string | null;
-  fresh: boolean;
-}
 
 /**
  * Resolves each address once (D9): results of an HTTP geocoder are kept in
@@ -37,25 +30,14 @@ export class CachedGeocoder implements Geocoder {
   }
 
   private async resolve(key: string, address: string): Promise<GeocodeResult | null> {
-    const conn = this.em().getConnection();
-    const [row] = await conn.execute<CacheRow[]>(
-      `select lat, lng, ciudad, departamento, resolved_at > now() - make_interval(secs => ?) as fresh
-         from geocode_cache where provider = ? and address_key = ?`,
-      [this.negativeTtlS, this.provider, key],
-    );
+    const em = this.em();
+    const row = await cachedGeocode(em, this.provider, key, this.negativeTtlS);
     if (row && row.lat != null && row.lng != null) {
       return { lat: Number(row.lat), lng: Number(row.lng), ciudad: row.ciudad, departamento: row.departamento };
     }
     if (row?.fresh) return null;
     const result = await this.inner.geocode(address);
-    await conn.execute(
-      `insert into geocode_cache (provider, address_key, lat, lng, ciudad, departamento, resolved_at)
-       values (?, ?, ?, ?, ?, ?, now())
-       on conflict (provider, address_key) do update
-         set lat = excluded.lat, lng = excluded.lng, ciudad = excluded.ciudad,
-             departamento = excluded.departamento, resolved_at = excluded.resolved_at`,
-      [this.provider, key, result?.lat ?? null, result?.lng ?? null, result?.ciudad ?? null, result?.departamento ?? null],
-    );
+    await cacheGeocode(em, this.provider, key, result);
     return result;
   }
 }

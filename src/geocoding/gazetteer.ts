@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { GazetteerEntry } from '../db/entities/index.js';
+import { gazetteerEntry } from '../db/stores/geocoding.js';
 import { addressKey, type GeocodeResult, type Geocoder } from './geocoder.js';
 
 /** The offline default (D9): exact addresses and municipality names loaded by provisioning. */
@@ -9,7 +9,7 @@ export class GazetteerGeocoder implements Geocoder {
   async geocode(address: string): Promise<GeocodeResult | null> {
     const key = addressKey(address);
     if (!key) return null;
-    const hit = await this.em().findOne(GazetteerEntry, { addressKey: key });
+    const hit = await gazetteerEntry(this.em(), key);
     if (!hit) return null;
     return { lat: hit.lat, lng: hit.lng, ciudad: hit.ciudad ?? null, departamento: hit.departamento ?? null };
   }

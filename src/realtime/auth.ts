@@ -16,6 +16,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/credentials.js';
 import type { AuthGuard } from '../auth/failLimit.js';
 import { operatorOfToken } from '../auth/jwt.js';
+import { technicianOfApiUser } from '../db/stores/technicians.js';
 import { controllerError, keyError, systemError } from '../envelopes.js';
 import { TRACKING_MESSAGES } from '../api/customer/messages.js';
 import { resolveTrackingToken } from '../domain/tracking/tokens.js';
@@ -86,12 +87,7 @@ export async function authenticateUpgrade(
     if (!isStorableText(dni)) throw keyError(400, TECHNICIAN_AUTH_MESSAGES.dniUnstorable);
     if (dni.length > IDENTITY_LIMITS.dni) throw keyError(403, TECHNICIAN_AUTH_MESSAGES.technicianUnknown);
     // One indexed join instead of an entity load: reconnect storms make this the upgrade's hot path.
-    const [tech] = await em
-      .getConnection()
-      .execute<Array<{ id: number; dni: string; nit: string }>>(
-        'select t.id, t.dni, c.nit from technician t join central c on c.id = t.central_id where t.dni = ? and c.api_user_id = ?',
-        [dni, user.id],
-      );
+    const tech = await technicianOfApiUser(em, dni, user.id);
     // Unknown, or another central's technician: a central never speaks for another one (D4).
     if (!tech) throw keyError(403, TECHNICIAN_AUTH_MESSAGES.technicianUnknown);
     return { kind: 'technician', apiUserId: user.id, technicianId: tech.id, dniTecnico: tech.dni, nit: tech.nit };

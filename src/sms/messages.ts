@@ -1,38 +1,21 @@
 /**
- * The `sms_message` table, written only here: one row per SMS (the offline
- * outbox operators read, and the record of every provider's outcome). A row
- * is inserted in the caller's transaction and sent by the `customer-sms` job
- * after commit, so a slow provider never holds a request (D16).
+ * The SMS outbox: one `sms_message` row per SMS (its store:
+ * src/db/stores/sms.ts). A row is inserted in the caller's transaction and
+ * sent by the `customer-sms` job after commit, so a slow provider never holds
+ * a request (D16).
  */
 import { randomUUID } from 'node:crypto';
 import { UnrecoverableError } from 'bullmq';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { claimPendingSms, insertSms, markSmsFailure, markSmsSent, smsToPhone, type SmsRow } from '../db/stores/sms.js';
 import { SmsSendError, type SmsProvider } from './providers.js';
 
-export interface SmsRow {
-  id: string;
-  offer_uuid: string | null;
-  to_phone: string;
-  body: string;
-  provider: string;
-  state: 'pending' | 'sent' | 'failed';
-  attempts: number;
-  provider_id: string | null;
-  error: string | null;
-  created_at: Date;
-  sent_at: Date | null;
-}
+export type { SmsRow } from '../db/stores/sms.js';
 
 /** Records an SMS to send with `provider`; returns its id (enqueue it after commit). */
 export async function recordSms(em: EntityManager, sms: { offerUuid: string | null; to: string; body: string; provider: string }): Promise<string> {
   const id = randomUUID();
-  await em.execute(`insert into sms_message (id, offer_uuid, to_phone, body, provider) values (?, ?, ?, ?, ?)`, [
-    id,
-    sms.offerUuid,
-    sms.to,
-    sms.body,
-    sms.provider,
-  ]);
+  await insertSms(em, { id, ...sms });
   return id;
 }
 
@@ -43,18 +26,15 @@ export async function recordSms(em: EntityManager, sms: { offerUuid: string | nu
  * try, which marks the row failed.
  */
 export async function sendRecordedSms(em: EntityManager, provider: SmsProvider, id: string, lastAttempt: boolean): Promise<void> {
-  const [row] = await em.execute<SmsRow[]>(
-    `update sms_message set attempts = attempts + 1 where id = ? and state = 'pending' returning *`,
-    [id],
-  );
+  const row = await claimPendingSms(em, id);
   if (!row) return;
   try {
     const { providerId } = await provider.send(row.to_phone, row.body);
-    await em.execute(`update sms_message set state = 'sent', sent_at = now(), provider_id = ?, error = null where id = ?`, [providerId, id]);
+    await markSmsSent(em, id, providerId);
   } catch (err) {
     const final = lastAttempt || (err instanceof SmsSendError && !err.retryable);
     const message = (err as Error).message.slice(0, 500);
-    await em.execute(`update sms_message set error = ?, state = ? where id = ?`, [message, final ? 'failed' : 'pending', id]);
+    await markSmsFailure(em, id, message, final ? 'failed' : 'pending');
     if (final) throw new UnrecoverableError(message);
     throw err;
   }
@@ -62,5 +42,5 @@ export async function sendRecordedSms(em: EntityManager, provider: SmsProvider, 
 
 /** The newest messages sent to a phone (operators, tests). */
 export async function smsTo(em: EntityManager, phone: string, limit = 10): Promise<SmsRow[]> {
-  return em.execute<SmsRow[]>(`select * from sms_message where to_phone = ? order by created_at desc limit ?`, [phone, limit]);
+  return smsToPhone(em, phone, limit);
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { loadGeoWorld } from '../../bench/geoLoad.js';
-import { explainCandidates, explainCandidatesMany, findCandidates, findCandidatesMany } from '../../src/domain/distribution/candidates.js';
+import { explainCandidates, explainCandidatesMany } from '../../src/db/stores/technicians.js';
+import { findCandidates, findCandidatesMany } from '../../src/domain/distribution/candidates.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';

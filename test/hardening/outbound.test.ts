@@ -4,7 +4,7 @@
  * (a 200 keeps the offer ACEPTADA) and a state notification is not resent; place names from the
  * geocoders with a NUL or a lone surrogate are stored with U+FFFD.
  */
-import { REPLY_STORED_CHARS } from '../../src/webhooks/deliveries.js';
+import { REPLY_STORED_CHARS } from '../../src/webhooks/dispatch.js';
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

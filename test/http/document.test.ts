@@ -40,7 +40,7 @@ const isStringSchema = (n: Node) => n.type === 'string' || (Array.isArray(n.type
  * trailing slashes), never a client's input: bounded by who writes them.
  */
 const CONFIGURATION_ONLY = [
-  { file: 'src/webhooks/deliveries.ts', source: '\\/+$' },
+  { file: 'src/webhooks/dispatch.ts', source: '\\/+$' },
   { file: 'src/geocoding/nominatim.ts', source: '\\/+$' },
 ];
 

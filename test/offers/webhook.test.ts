@@ -7,7 +7,7 @@ import { nitCheckDigit } from '../../src/domain/centrals/nit.js';
 import { ABANDONED_ERROR, dispatchAcceptance } from '../../src/domain/offers/selection/acceptanceNotification.js';
 import { evaluateOffer, expireOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { jobId } from '../../src/queues/registry.js';
-import { REPLY_STORED_CHARS } from '../../src/webhooks/deliveries.js';
+import { REPLY_STORED_CHARS } from '../../src/webhooks/dispatch.js';
 import { sendWebhook } from '../../src/webhooks/send.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';

@@ -9,7 +9,7 @@ import { transition } from '../../src/domain/offers/lifecycle/moves.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
 import { SWEEP_SCHEDULER_ID } from '../../src/queues/schedules.js';
-import { createDelivery } from '../../src/webhooks/deliveries.js';
+import { createDelivery } from '../../src/db/stores/deliveries.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfter, sign } from '../../src/webhooks/send.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 import {

@@ -6,10 +6,22 @@
  * messages per minute per author and expediente (a Redis counter, so the
  * limit holds across API processes). Each message and read mark reaches the
  * other side's sockets live (`chat.message`, `chat.read`). The
- * `chat_message` table is written and read only here.
+ * `chat_message` table is written and read only here, through its store
+ * (src/db/stores/chat.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Offer } from '../../db/entities/index.js';
+import {
+  chatFigures,
+  insertMessage,
+  markMessagesRead,
+  messageByClientId,
+  messageExists,
+  messagesBefore,
+  unreadBySide,
+  unreadOf,
+  type ChatMessageRow,
+} from '../../db/stores/chat.js';
 import type { Runtime } from '../ports.js';
 import type { Audience } from '../ports.js';
 import { DomainError } from '../errors.js';
@@ -35,14 +47,7 @@ export const TEXT_MAX = 2000;
 
 type Deps = Pick<Runtime, 'orm' | 'redis' | 'config' | 'events' | 'log'>;
 
-interface Row {
-  id: string;
-  autor: ChatAuthor;
-  texto: string;
-  client_id: string | null;
-  enviado_en: Date;
-  leido_en: Date | null;
-}
+type Row = ChatMessageRow;
 
 const view = (r: Row): ChatMessage => ({
   id: Number(r.id),
@@ -89,31 +94,29 @@ export async function sendMessage(rt: Deps, offer: Offer, viewer: ChatViewer, in
   await assertChatOpen(em, offer);
   const clientId = input.clientId?.trim() || null;
   if (clientId) {
-    const [first] = await em.execute<Row[]>(`select * from chat_message where offer_uuid = ? and autor = ? and client_id = ?`, [offer.uuid, autor, clientId]);
+    const first = await messageByClientId(em, offer.uuid, autor, clientId);
     if (first) return view(first);
   }
   const key = `${rt.config.queuePrefix}:chat:rate:${offer.uuid}:${autor}`;
   const [[, count], [, ttl]] = (await rt.redis.multi().incr(key).expire(key, 60, 'NX').ttl(key).exec()) as [[null, number], [null, number], [null, number]];
   if (count > MESSAGES_PER_MINUTE) throw new DomainError('chat.too-many-messages', { retryAfterS: Math.max(1, ttl) });
-  const [row] = await em.execute<Row[]>(
-    `insert into chat_message (offer_uuid, autor, technician_id, texto, client_id) values (?, ?, ?, ?, ?)
-     on conflict (offer_uuid, autor, client_id) where client_id is not null do nothing
-     returning *`,
-    [offer.uuid, autor, viewer.kind === 'tecnico' ? viewer.technicianId : null, input.texto, clientId],
-  );
+  const row = await insertMessage(em, {
+    offerUuid: offer.uuid,
+    autor,
+    technicianId: viewer.kind === 'tecnico' ? viewer.technicianId : null,
+    texto: input.texto,
+    clientId,
+  });
   // A retry that raced its first try: the first one's message.
   const message = row
     ? view(row)
-    : view((await em.execute<Row[]>(`select * from chat_message where offer_uuid = ? and autor = ? and client_id = ?`, [offer.uuid, autor, clientId]))[0]);
+    : view((await messageByClientId(em, offer.uuid, autor, clientId))!);
   if (row) await publish(rt, offer, other(autor), 'chat.message', { message });
   return message;
 }
 
 export async function listMessages(em: EntityManager, offer: Offer, page: { before?: number; limit: number }): Promise<{ messages: ChatMessage[]; hasMore: boolean }> {
-  const rows = await em.execute<Row[]>(
-    `select * from chat_message where offer_uuid = ? and (?::bigint is null or id < ?::bigint) order by id desc limit ?`,
-    [offer.uuid, page.before ?? null, page.before ?? null, page.limit + 1],
-  );
+  const rows = await messagesBefore(em, offer.uuid, page.before ?? null, page.limit + 1);
   const hasMore = rows.length > page.limit;
   return { messages: rows.slice(0, page.limit).reverse().map(view), hasMore };
 }
@@ -123,34 +126,19 @@ export async function markRead(rt: Deps, offer: Offer, viewer: ChatViewer, hasta
   const reader = authorOf(viewer);
   const em = rt.orm.em.fork();
   if (hasta !== undefined) {
-    const [known] = await em.execute(`select 1 from chat_message where offer_uuid = ? and id = ?`, [offer.uuid, hasta]);
-    if (!known) throw new DomainError('chat.message-unknown', { id: String(hasta) });
+    if (!(await messageExists(em, offer.uuid, hasta))) throw new DomainError('chat.message-unknown', { id: String(hasta) });
   }
-  const marked = await em.execute<Array<{ id: string; leido_en: Date }>>(
-    `update chat_message set leido_en = now()
-      where offer_uuid = ? and autor = ? and leido_en is null and (?::bigint is null or id <= ?::bigint)
-      returning id, leido_en`,
-    [offer.uuid, other(reader), hasta ?? null, hasta ?? null],
-  );
+  const marked = await markMessagesRead(em, offer.uuid, other(reader), hasta ?? null);
   if (marked.length) {
     const last = Math.max(...marked.map((m) => Number(m.id)));
     await publish(rt, offer, other(reader), 'chat.read', { lector: reader, hasta: last, leidoEn: new Date(marked[0].leido_en).toISOString() });
   }
-  const [{ n }] = await em.execute<Array<{ n: string }>>(
-    `select count(*) as n from chat_message where offer_uuid = ? and autor = ? and leido_en is null`,
-    [offer.uuid, other(reader)],
-  );
-  return { unread: Number(n) };
+  return { unread: await unreadOf(em, offer.uuid, other(reader)) };
 }
 
 /** `cliente`: what the customer has not read (the technician's messages); `tecnico`: the reverse. */
 export async function unreadCounts(em: EntityManager, offer: Offer): Promise<{ cliente: number; tecnico: number }> {
-  const [r] = await em.execute<Array<{ cliente: string; tecnico: string }>>(
-    `select count(*) filter (where autor = 'tecnico' and leido_en is null) as cliente,
-            count(*) filter (where autor = 'cliente' and leido_en is null) as tecnico
-       from chat_message where offer_uuid = ?`,
-    [offer.uuid],
-  );
+  const r = await unreadBySide(em, offer.uuid);
   return { cliente: Number(r.cliente), tecnico: Number(r.tecnico) };
 }
 
@@ -164,17 +152,7 @@ export interface ChatStats {
 }
 
 export async function chatStats(em: EntityManager, offer: Offer): Promise<ChatStats> {
-  const [r] = await em.execute<Array<{ n: string; c: string; t: string; last: Date | null; first_response: number | null }>>(
-    `with m as (select * from chat_message where offer_uuid = ?),
-          f as (select * from m order by id limit 1)
-     select (select count(*) from m) as n,
-            (select count(*) from m where autor = 'cliente') as c,
-            (select count(*) from m where autor = 'tecnico') as t,
-            (select max(enviado_en) from m) as last,
-            (select extract(epoch from (min(m.enviado_en) - f.enviado_en))::float8
-               from m, f where m.autor <> f.autor and m.id > f.id group by f.enviado_en) as first_response`,
-    [offer.uuid],
-  );
+  const r = await chatFigures(em, offer.uuid);
   return {
     mensajes: Number(r.n),
     deCliente: Number(r.c),

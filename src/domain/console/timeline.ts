@@ -7,6 +7,10 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Offer } from '../../db/entities/index.js';
+import { apiUserNames } from '../../db/stores/parties.js';
+import { recipientTimeline } from '../../db/stores/recipients.js';
+import { responsesForTimeline } from '../../db/stores/responses.js';
+import { offerTransitions } from '../../db/stores/transitions.js';
 import { offerDeliveries, type DeliveryView } from '../deliveries/log.js';
 import { findExpediente } from '../services/expediente.js';
 import { compareResponses } from '../offers/selection/ranking.js';
@@ -37,32 +41,10 @@ export async function offerTimeline(em: EntityManager, ref: string): Promise<Tim
   const offer = await findExpediente(em, ref);
   if (!offer) return null;
   const [generator, transitions, responses, recipients, deliveries] = await Promise.all([
-    em.execute<Array<{ business_name: string | null; username: string }>>(`select business_name, username from api_user where id = ?`, [offer.generator.id]),
-    em.execute<Array<{ from_state: string | null; to_state: string; actor: string; at: Date; tech_lat: number | null; tech_lng: number | null }>>(
-      `select from_state, to_state, actor, at, tech_lat, tech_lng from offer_transition where offer_uuid = ? order by id`,
-      [offer.uuid],
-    ),
-    em.execute<Array<{ id: number; central: string; technician: string; time_min: number; time_given: boolean; rate: number; distance_km: number; updated_at: Date }>>(
-      `select r.id, c.name as central, t.names as technician, r.time_min, r.time_given, r.rate, r.distance_km, r.updated_at
-         from offer_response r join central c on c.id = r.central_id join technician t on t.id = r.technician_id
-        where r.offer_uuid = ?`,
-      [offer.uuid],
-    ),
-    em.execute<Array<{ kind: string; central: string; technician: string | null; channel: string; distance_km: number | null; notified_at: Date | null; push: string | null }>>(
-      `select * from (
-         select 'central' as kind, c.name as central, null as technician, r.channel, null::float8 as distance_km,
-                null::timestamptz as notified_at, d.state as push, r.id, 0::bigint as n
-           from offer_recipient r join central c on c.id = r.central_id left join webhook_delivery d on d.id = r.delivery_id
-          where r.offer_uuid = ?
-         union all
-         select 'technician', c.name, t.names, 'realtime', u.km, r.technicians_notified_at, null, r.id, u.n
-           from offer_recipient r join central c on c.id = r.central_id
-          cross join lateral unnest(r.technician_ids, r.technician_km) with ordinality as u(id, km, n)
-           join technician t on t.id = u.id
-          where r.offer_uuid = ?
-       ) x order by x.kind, x.distance_km nulls first, x.id, x.n`,
-      [offer.uuid, offer.uuid],
-    ),
+    apiUserNames(em, offer.generator.id),
+    offerTransitions(em, offer.uuid),
+    responsesForTimeline(em, offer.uuid),
+    recipientTimeline(em, offer.uuid),
     offerDeliveries(em, offer.uuid),
   ]);
   // The stored ranking (made at selection) gives the order; responses not in it (none selected yet) follow D2's order.
@@ -74,7 +56,7 @@ export async function offerTimeline(em: EntityManager, ref: string): Promise<Tim
   );
   return {
     offer,
-    generator: generator[0]?.business_name ?? generator[0]?.username ?? '',
+    generator: generator?.business_name ?? generator?.username ?? '',
     transitions: transitions.map((t) => ({ from: t.from_state, to: t.to_state, actor: t.actor, at: iso(t.at)!, techLat: t.tech_lat, techLng: t.tech_lng })),
     ranking: ordered.map((r, i) => ({
       position: i + 1,

@@ -7,7 +7,8 @@
  * its actor, beside the system's attempts, and logged.
  */
 import type { Runtime } from '../ports.js';
-import { attemptDelivery, claimFinished, loadDelivery } from '../../webhooks/deliveries.js';
+import { claimFinished, loadDelivery } from '../../db/stores/deliveries.js';
+import { attemptDelivery } from '../../webhooks/dispatch.js';
 import { DomainError } from '../errors.js';
 import { UUID_RE } from '../offers/create/input.js';
 

@@ -1,22 +1,15 @@
 /**
- * "Who gets this offer" (decisions D8) as one indexed query: the centrals whose
- * coverage for the service type contains the point (GiST on central_area.area),
- * and their available technicians of that type, not busy with a service (D16), with a fresh position within
- * the radius, nearest first, at most `cap` (a KNN walk of the GiST index over
- * the positions of available technicians, which stops at the cap).
+ * "Who gets this offer" (decisions D8): the centrals whose coverage for the
+ * service type contains the point, and their available technicians of that
+ * type, not busy with a service (D16), with a fresh position within the
+ * radius, nearest first, at most `cap`. One indexed statement, for one offer
+ * or a distribution batch (its home: src/db/stores/technicians.ts); here its
+ * rows are read as covering centrals and nearby technicians.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { prepared, sql as driverSql, type Prepared } from '../../db/sql.js';
+import { candidateRows, candidateRowsMany, type CandidateQuery, type CandidateRow, type KeyedCandidateQuery } from '../../db/stores/technicians.js';
 
-export interface CandidateQuery {
-  lat: number;
-  lng: number;
-  serviceTypeId: number;
-  radiusKm: number;
-  /** positions older than this do not count; 0: any age */
-  maxAgeS: number;
-  cap: number;
-}
+export type { CandidateQuery, KeyedCandidateQuery } from '../../db/stores/technicians.js';
 
 /** A technician the offer goes to. */
 export interface NearbyTechnician {
@@ -34,171 +27,22 @@ export interface Candidates {
   technicians: NearbyTechnician[];
 }
 
-const POINT = `st_setsrid(st_makepoint(?::float8, ?::float8), 4326)`;
-
-/**
- * PostGIS estimates "polygons containing a point" at about one row and
- * ST_DWithin on geography at about 0.01 % of the table, so the planner prefers
- * a bitmap scan per covering central and a sort over the KNN walk: ~60 ms
- * instead of ~4 ms with 100,000 technicians (bench/geo-query.ts). For this
- * statement only, sorting is priced out (the KNN order is the only cheap
- * one) and JIT is off (that price would otherwise trigger it).
- */
-const PLAN_SETTINGS = `set local enable_sort = off; set local jit = off`;
-
-/** The SQL and its parameters (the plan test and the benchmark explain it). */
-export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown[] } {
-  const pt = [q.lng, q.lat];
-  const sql = `
-    with covering as materialized (
-      select distinct a.central_id
-        from central_area a
-       where a.service_type_id = ?
-         and st_intersects(a.area, ${POINT})
-    ),
-    nearby as (
-      select t.id, t.dni, t.central_id, st_distance(t.position, ${POINT}::geography) as distance_m
-        from technician t
-       where t.available
-         and t.busy_offer_uuid is null
-         and t.central_id = any(array(select central_id from covering))
-         and (?::int = 0 or t.position_at >= now() - make_interval(secs => ?::int))
-         and (t.service_types @> ?::jsonb or t.service_types = '[]'::jsonb)
-         and st_dwithin(t.position, ${POINT}::geography, ?::float8)
-       order by t.position <-> ${POINT}::geography
-       limit ?::int
-    )
-    select * from (
-      select c.central_id, null::int as technician_id, null::text as technician_dni, null::float8 as distance_m
-        from covering c
-      union all
-      select n.central_id, n.id, n.dni, n.distance_m from nearby n
-    ) r
-    order by r.technician_id is not null, r.distance_m, r.central_id`;
-  const params = [
-    q.serviceTypeId,
-    ...pt,
-    ...pt,
-    q.maxAgeS,
-    q.maxAgeS,
-    JSON.stringify([q.serviceTypeId]),
-    ...pt,
-    q.radiusKm * 1000,
-    ...pt,
-    q.cap,
-  ];
-  return { sql, params };
-}
-
-/**
- * Runs `fn` after the candidates query's plan settings, in the caller's transaction (until it ends) or else in one
- * of its own. `set local` ends with the transaction: no reset statement (the distribution's statements after this
- * one, in the same transaction, sort nothing; issue 12 counts them).
- */
-async function inPlanSettings<R>(em: EntityManager, fn: (tem: EntityManager) => Promise<R>): Promise<R> {
-  const run = async (tem: EntityManager) => {
-    // no parameters: the simple protocol, which takes both statements
-    await driverSql(tem, PLAN_SETTINGS);
-    return fn(tem);
-  };
-  return em.getTransactionContext() ? run(em) : em.transactional(run);
-}
-
-/** Runs `sql` (with `?` parameters, through the ORM's connection) with the plan settings. */
-function withPlanSettings<R extends object>(em: EntityManager, sql: string, params: unknown[]): Promise<R[]> {
-  return inPlanSettings(em, (tem) => tem.getConnection().execute<R[]>(sql, params, 'all', tem.getTransactionContext()));
+/** Adds a row to its offer's candidates: a covering central, or one of its technicians. */
+function add(c: Candidates, r: CandidateRow): void {
+  if (r.technician_id === null) c.centrals.push(r.central_id);
+  else c.technicians.push({ technicianId: r.technician_id, dni: String(r.technician_dni), centralId: r.central_id, distanceM: Number(r.distance_m) });
 }
 
 export async function findCandidates(em: EntityManager, q: CandidateQuery): Promise<Candidates> {
-  const { sql, params } = candidatesSql(q);
-  type Row = { central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null };
-  const rows = await withPlanSettings<Row>(em, sql, params);
-  const centrals: number[] = [];
-  const technicians: NearbyTechnician[] = [];
-  for (const r of rows) {
-    if (r.technician_id === null) centrals.push(r.central_id);
-    else technicians.push({ technicianId: r.technician_id, dni: String(r.technician_dni), centralId: r.central_id, distanceM: Number(r.distance_m) });
-  }
-  return { centrals, technicians };
-}
-
-/** One offer of a batch: its key (the offer's uuid) and its query. */
-export interface KeyedCandidateQuery extends CandidateQuery {
-  key: string;
-}
-
-const MANY_POINT = `st_setsrid(st_makepoint(o.lng, o.lat), 4326)`;
-
-/**
- * The batch form's statement: its one parameter is the offers' JSON, so its plan does not depend on the values and
- * it is prepared once per connection (src/db/sql.ts), run through the driver: measured in-process for one offer,
- * 700 µs of PostgreSQL's CPU per call through `em.execute` (the JSON escaped into the text, planned every time),
- * 360 µs prepared (docs/decisions.md, "Auction under load", ninth part).
- */
-const CANDIDATES_MANY = prepared(`
-    with o as materialized (
-      select * from jsonb_to_recordset($1::jsonb)
-        as o(k text, lng float8, lat float8, service_type_id int, radius_m float8, max_age_s int, cap int)
-    ),
-    covering as materialized (
-      select distinct o.k, a.central_id
-        from o join central_area a on a.service_type_id = o.service_type_id and st_intersects(a.area, ${MANY_POINT})
-    ),
-    nearby as (
-      select o.k, n.*
-        from o cross join lateral (
-          select t.id, t.dni, t.central_id, st_distance(t.position, ${MANY_POINT}::geography) as distance_m
-            from technician t
-           where t.available
-             and t.busy_offer_uuid is null
-             and t.central_id = any(array(select c.central_id from covering c where c.k = o.k))
-             and (o.max_age_s = 0 or t.position_at >= now() - make_interval(secs => o.max_age_s))
-             and (t.service_types @> jsonb_build_array(o.service_type_id) or t.service_types = '[]'::jsonb)
-             and st_dwithin(t.position, ${MANY_POINT}::geography, o.radius_m)
-           order by t.position <-> ${MANY_POINT}::geography
-           limit o.cap
-        ) n
-    )
-    select * from (
-      select c.k, c.central_id, null::int as technician_id, null::text as technician_dni, null::float8 as distance_m
-        from covering c
-      union all
-      select n.k, n.central_id, n.id, n.dni, n.distance_m from nearby n
-    ) r
-    order by r.k, r.technician_id is not null, r.distance_m, r.central_id`);
-
-/**
- * The candidates of several offers in one statement (a distribution batch):
- * the same query as candidatesSql for each offer, as a LATERAL over the
- * offers' record set, so each keeps its own coverage, radius, KNN walk and cap.
- */
-export function candidatesManySql(qs: readonly KeyedCandidateQuery[]): { statement: Prepared; params: unknown[] } {
-  const rows = qs.map((q) => ({ k: q.key, lng: q.lng, lat: q.lat, service_type_id: q.serviceTypeId, radius_m: q.radiusKm * 1000, max_age_s: q.maxAgeS, cap: q.cap }));
-  return { statement: CANDIDATES_MANY, params: [JSON.stringify(rows)] };
+  const out: Candidates = { centrals: [], technicians: [] };
+  for (const r of await candidateRows(em, q)) add(out, r);
+  return out;
 }
 
 /** The candidates of each offer of a batch, by key, in one statement (offers without any map to empty lists). */
 export async function findCandidatesMany(em: EntityManager, qs: readonly KeyedCandidateQuery[]): Promise<Map<string, Candidates>> {
   const out = new Map<string, Candidates>(qs.map((q) => [q.key, { centrals: [], technicians: [] }]));
   if (!qs.length) return out;
-  const { statement, params } = candidatesManySql(qs);
-  type Row = { k: string; central_id: number; technician_id: number | null; technician_dni: string | null; distance_m: number | null };
-  for (const r of await inPlanSettings(em, (tem) => driverSql<Row>(tem, statement, params))) {
-    const c = out.get(r.k)!;
-    if (r.technician_id === null) c.centrals.push(r.central_id);
-    else c.technicians.push({ technicianId: r.technician_id, dni: String(r.technician_dni), centralId: r.central_id, distanceM: Number(r.distance_m) });
-  }
+  for (const r of await candidateRowsMany(em, qs)) add(out.get(r.k)!, r);
   return out;
-}
-
-/** EXPLAIN of the candidates query as findCandidates runs it: `(format json)` options, e.g. 'analyze, format json'. */
-export async function explainCandidates(em: EntityManager, q: CandidateQuery, options = 'format json'): Promise<Array<{ 'QUERY PLAN': unknown }>> {
-  const { sql, params } = candidatesSql(q);
-  return withPlanSettings<{ 'QUERY PLAN': unknown }>(em, `explain (${options}) ${sql}`, params);
-}
-
-/** EXPLAIN of the batch form, as findCandidatesMany runs it. */
-export async function explainCandidatesMany(em: EntityManager, qs: readonly KeyedCandidateQuery[], options = 'format json'): Promise<Array<{ 'QUERY PLAN': unknown }>> {
-  const { statement, params } = candidatesManySql(qs);
-  return inPlanSettings(em, (tem) => driverSql<{ 'QUERY PLAN': unknown }>(tem, `explain (${options}) ${statement.text}`, params));
 }

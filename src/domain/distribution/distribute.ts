@@ -17,24 +17,18 @@
  * offer done with one read).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ApiUser } from '../../db/entities/index.js';
 import type { Runtime } from '../ports.js';
-import { claimPendingOfOffers, deliveryRow, insertDeliveries, profileEndpoint, recordAttempts, sendClaimed, type DeliveryRow, type SendConfig } from '../../webhooks/deliveries.js';
-import { prepared, readDate, sql } from '../../db/sql.js';
+import { claimPendingOfOffers, deliveryRow, insertDeliveries, type DeliveryRow } from '../../db/stores/deliveries.js';
+import { distributionSeen, lockDistributionBatch, type DistributionBatchOffer } from '../../db/stores/offers.js';
+import { centralReceivers } from '../../db/stores/parties.js';
+import { claimUnnotifiedTechnicians, recipientCounts, recordRecipients as insertRecipients, type RecipientRow } from '../../db/stores/recipients.js';
+import { profileEndpoint, recordAttempts, sendDelivery, type SendConfig } from '../../webhooks/dispatch.js';
 import { afterCommit } from '../offers/lifecycle/announce.js';
 import { findCandidatesMany } from './candidates.js';
-import { km, offerFields, offerPushBody, type OfferSource } from './payload.js';
+import { km, offerFields, offerPushBody } from './payload.js';
 
 /** the most offers one distribution records in one transaction: its own and others not yet recorded */
 export const DISTRIBUTE_BATCH = 20;
-
-/** What distribution and its payloads read of an offer (payload.ts OfferSource), under the entity's property names. */
-const BATCH_COLUMNS = `o.uuid, o.state, o.distributed_at as "distributedAt", o.service_type_id as "serviceTypeId",
-  o.origin_lat as "originLat", o.origin_lng as "originLng", o.priority, o.deadline_at as "deadlineAt",
-  o.descripcion_servicio as "descripcionServicio", o.direccion_origen as "direccionOrigen", o.ciudad, o.departamento,
-  o.direccion_destino as "direccionDestino", o.dest_lat as "destLat", o.dest_lng as "destLng", o.observaciones,
-  o.punto_referencia_origen as "puntoReferenciaOrigen", o.punto_referencia_destino as "puntoReferenciaDestino",
-  o.fecha_cita as "fechaCita", o.hora_cita as "horaCita"`;
 
 export interface DistributionOutcome {
   /** covering centrals recorded, technicians recorded (this run or an earlier one) */
@@ -49,28 +43,6 @@ export interface DistributionOutcome {
 type DistributionConfig = Runtime['config'];
 type Counts = { centrals: number; technicians: number };
 
-/** What a distribution finds before it locks anything: whether there is anything left to do for its offer. */
-interface Seen {
-  state: string;
-  recorded: boolean;
-  centrals: string;
-  technicians: string;
-  unclaimed: boolean;
-  pending: boolean;
-}
-
-/** The recipients recorded for offer $1, in one pass over its rows: centrals, technicians, and whether any of them is still untold. */
-const RECIPIENT_COUNTS = `select count(*) as centrals, coalesce(sum(cardinality(r.technician_ids)), 0) as technicians,
-            coalesce(bool_or(cardinality(r.technician_ids) > 0 and r.technicians_notified_at is null), false) as unclaimed
-       from offer_recipient r where r.offer_uuid = $1`;
-
-/** What an earlier distribution of the offer left done. */
-const SEEN = prepared(`select o.state, o.distributed_at is not null as recorded, c.centrals, c.technicians, c.unclaimed,
-            exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending') as pending
-       from offer o cross join (${RECIPIENT_COUNTS}) c where o.uuid = $1`);
-
-const STORED_COUNTS = prepared(RECIPIENT_COUNTS);
-
 /**
  * Distributes an ABIERTA offer and, in the same transaction, up to
  * DISTRIBUTE_BATCH - 1 other open offers whose recipients nobody has recorded
@@ -83,11 +55,7 @@ const STORED_COUNTS = prepared(RECIPIENT_COUNTS);
  */
 export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<DistributionOutcome | null> {
   const em = rt.orm.em.fork();
-  const [seen] = await sql<Seen>(
-    em,
-    SEEN,
-    [offerUuid],
-  );
+  const seen = await distributionSeen(em, offerUuid);
   if (!seen || seen.state !== 'ABIERTA') {
     rt.log.info({ offerUuid }, 'distribution skipped: offer gone or no longer open');
     return null;
@@ -97,7 +65,8 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     return { centrals: Number(seen.centrals), technicians: Number(seen.technicians), published: 0, pushed: 0, pushFailed: 0 };
   }
   const locked = await em.transactional(async (tem) => {
-    const batch = await lockBatch(tem, offerUuid);
+    // the own offer locked first (waited for), then up to DISTRIBUTE_BATCH - 1 others nobody holds (SKIP LOCKED)
+    const batch = await lockDistributionBatch(tem, offerUuid, DISTRIBUTE_BATCH - 1);
     const own = batch.find((o) => o.own);
     if (!own || own.state !== 'ABIERTA') return null;
     const others = batch.filter((o) => !o.own);
@@ -135,73 +104,13 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
 }
 
 /** An offer of a distribution batch, as its locking statement reads it (plain columns, no entity to flush). */
-interface BatchOffer extends OfferSource {
-  state: string;
-  distributedAt: Date | null;
-  /** the job's own offer */
-  own: boolean;
-}
-
-/**
- * The job's own offer locked first (waited for), then up to DISTRIBUTE_BATCH - 1 other open offers not recorded yet
- * whose window is still open and that nobody holds (SKIP LOCKED), oldest first: one statement.
- */
-const LOCK_BATCH = prepared(`with own as (
-       select ${BATCH_COLUMNS}, true as own from offer o where o.uuid = $1 for update
-     ), others as (
-       select ${BATCH_COLUMNS}, false as own from offer o
-        where o.state = 'ABIERTA' and o.distributed_at is null and o.deadline_at > now() and o.uuid <> $1
-        order by o.created_at limit $2 for update skip locked
-     )
-     select * from own union all select * from others`);
-
-async function lockBatch(em: EntityManager, offerUuid: string): Promise<BatchOffer[]> {
-  // the outer query reads `own` before `others`: the own row is locked first, then the others
-  const rows = await sql<BatchOffer & { serviceTypeId: number }>(em, LOCK_BATCH, [offerUuid, DISTRIBUTE_BATCH - 1]);
-  return rows.map(({ serviceTypeId, ...o }) => ({
-    ...o,
-    serviceType: { id: serviceTypeId },
-    deadlineAt: readDate(em, o.deadlineAt ?? null),
-    distributedAt: readDate(em, o.distributedAt),
-  }));
-}
+type BatchOffer = DistributionBatchOffer;
 
 /** The counts of an offer recorded earlier (its own re-run after a crash between commit and sending). */
 async function storedCounts(em: EntityManager, offerUuid: string): Promise<Counts> {
-  const [stored] = await sql<{ centrals: string; technicians: string }>(em, STORED_COUNTS, [offerUuid]);
+  const stored = await recipientCounts(em, offerUuid);
   return { centrals: Number(stored.centrals), technicians: Number(stored.technicians) };
 }
-
-/** One offer_recipient row (a covering central and its technicians) as the multi-row INSERT reads it (jsonb_to_recordset). */
-interface RecipientRow {
-  offer_uuid: string;
-  central_id: number;
-  channel: 'http' | 'none';
-  delivery_id: string | null;
-  /** nearest first */
-  technician_ids: number[];
-  technician_km: number[];
-}
-
-/** The offers' recipients and their mark. */
-const RECORD_RECIPIENTS = prepared(`with marked as (update offer set distributed_at = now() where uuid = any($1::uuid[]))
-     insert into offer_recipient (offer_uuid, central_id, channel, delivery_id, technician_ids, technician_km, created_at)
-     select r.offer_uuid, r.central_id, r.channel, r.delivery_id, r.technician_ids, r.technician_km, now()
-       from jsonb_to_recordset($2::jsonb)
-         as r(offer_uuid uuid, central_id int, channel text, delivery_id uuid, technician_ids int[], technician_km float8[])
-     on conflict do nothing`);
-
-/** A covering central and the API user its pushes go to, if any. */
-interface CentralReceiver {
-  id: number;
-  receiverId: number | null;
-  urlApi: ApiUser['urlApi'];
-  apiEndpoint: ApiUser['apiEndpoint'];
-}
-
-const CENTRAL_RECEIVERS = prepared(`select c.id, u.id as "receiverId", u.url_api as "urlApi", u.api_endpoint as "apiEndpoint"
-       from central c left join api_user u on u.id = c.api_user_id
-      where c.id = any($1::int[])`);
 
 /**
  * Records the recipients of locked offers not recorded yet, and marks them
@@ -225,7 +134,7 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   );
   const centralIds = [...new Set([...found.values()].flatMap((c) => c.centrals))];
   const centrals = new Map(
-    (centralIds.length ? await sql<CentralReceiver>(em, CENTRAL_RECEIVERS, [centralIds]) : []).map((c) => [c.id, c]),
+    (centralIds.length ? await centralReceivers(em, centralIds) : []).map((c) => [c.id, c]),
   );
   const rows: RecipientRow[] = [];
   const pushes: DeliveryRow[] = [];
@@ -257,12 +166,7 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
   // the offers' mark in one statement (a row already there, from data older than the mark, is kept: one odd offer
   // never fails a batch)
   await insertDeliveries(em, pushes);
-  // through the driver (src/db/sql.ts): the recipients' JSON goes as a parameter, not escaped into the text
-  await sql(
-    em,
-    RECORD_RECIPIENTS,
-    [offers.map((o) => o.uuid), JSON.stringify(rows)],
-  );
+  await insertRecipients(em, offers.map((o) => o.uuid), rows);
   return counts;
 }
 
@@ -276,7 +180,7 @@ async function recordRecipients(em: EntityManager, cfg: DistributionConfig, offe
  */
 async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], cfg: SendConfig): Promise<Map<string, boolean[]>> {
   const claimed = await claimPendingOfOffers(em, offerUuids, 'offer-push');
-  const sent = await Promise.all(claimed.map((d) => sendClaimed(d, cfg, (o) => (o.ok ? 'ok' : 'failed'))));
+  const sent = await Promise.all(claimed.map((d) => sendDelivery(d, cfg, (o) => (o.ok ? 'ok' : 'failed'))));
   await recordAttempts(em, sent);
   const out = new Map<string, boolean[]>();
   claimed.forEach((d, i) => {
@@ -286,11 +190,6 @@ async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], 
   return out;
 }
 
-/** The offers' technicians not yet notified, claimed: a row per central that has any. */
-const CLAIM_TECHNICIANS = prepared(`update offer_recipient set technicians_notified_at = now()
-      where offer_uuid = any($1::uuid[]) and cardinality(technician_ids) > 0 and technicians_notified_at is null
-      returning offer_uuid, technician_ids, technician_km`);
-
 /**
  * Claims the technicians not yet notified, of every offer (one UPDATE), and
  * publishes `offer.new` to each, nearest first (D10), as one bus message per
@@ -299,11 +198,7 @@ const CLAIM_TECHNICIANS = prepared(`update offer_recipient set technicians_notif
  * real-time delivery is fire-and-forget).
  */
 async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: readonly BatchOffer[]): Promise<Map<string, number>> {
-  const claimed = await sql<{ offer_uuid: string; technician_ids: number[]; technician_km: number[] }>(
-    em,
-    CLAIM_TECHNICIANS,
-    [offers.map((o) => o.uuid)],
-  );
+  const claimed = await claimUnnotifiedTechnicians(em, offers.map((o) => o.uuid));
   const byOffer = new Map<string, Array<{ technician_id: number; distance_km: number }>>();
   for (const r of claimed) {
     const rows = byOffer.get(r.offer_uuid) ?? [];

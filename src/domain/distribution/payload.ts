@@ -1,4 +1,4 @@
-import type { Offer } from '../../db/entities/index.js';
+import type { DistributedOfferFields } from '../../db/stores/offers.js';
 
 /** The offer as technicians receive it in `offer.new` (D10), without the distance. */
 export interface OfferFields {
@@ -19,27 +19,11 @@ export interface OfferFields {
   deadline: string | null;
 }
 
-/** The offer's fields the payloads read: the entity, or the plain row distribution locks (distribute.ts). */
-export type OfferSource = Pick<
-  Offer,
-  | 'uuid'
-  | 'descripcionServicio'
-  | 'originLat'
-  | 'originLng'
-  | 'direccionOrigen'
-  | 'ciudad'
-  | 'departamento'
-  | 'direccionDestino'
-  | 'destLat'
-  | 'destLng'
-  | 'observaciones'
-  | 'priority'
-  | 'deadlineAt'
-  | 'puntoReferenciaOrigen'
-  | 'puntoReferenciaDestino'
-  | 'fechaCita'
-  | 'horaCita'
-> & { serviceType: { id: number } };
+/**
+ * The offer's fields the payloads read: the entity, or the plain row distribution locks (distribute.ts), whose
+ * statement reads exactly these (src/db/stores/offers.ts).
+ */
+export type OfferSource = DistributedOfferFields;
 
 /** What a central's api_endpoint.oferta receives: the offer, its references and the central's nearby technicians. */
 export interface OfferPushBody extends OfferFields {

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Offer, OfferRecipient, Technician, type RecipientChannel } from '../../db/entities/index.js';
+import { Offer, type RecipientChannel } from '../../db/entities/index.js';
+import { loadOfferRecipients } from '../../db/stores/recipients.js';
+import { loadTechnicians } from '../../db/stores/technicians.js';
 import { UUID_RE } from '../offers/create/input.js';
 
 /** One recipient of an offer as operators see it: a central, or one of its technicians. */
@@ -20,10 +22,10 @@ export async function listRecipients(em: EntityManager, uuid: string): Promise<{
   if (!UUID_RE.test(uuid)) return null;
   const offer = await em.findOne(Offer, { uuid });
   if (!offer) return null;
-  const rows = await em.find(OfferRecipient, { offer: uuid }, { populate: ['central', 'delivery'], orderBy: { id: 'asc' } });
+  const rows = await loadOfferRecipients(em, uuid);
   // the technicians of every central's row in one read; one deleted since is left out (its row went with it before)
   const ids = rows.flatMap((r) => r.technicianIds);
-  const technicians = new Map((ids.length ? await em.find(Technician, { id: { $in: ids } }) : []).map((t) => [t.id, t]));
+  const technicians = new Map((ids.length ? await loadTechnicians(em, ids) : []).map((t) => [t.id, t]));
   const centrals: RecipientView[] = rows.map((r) => ({
     kind: 'central',
     channel: r.channel,

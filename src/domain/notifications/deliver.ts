@@ -7,10 +7,13 @@
  *
  * A try costs two statements: one claims the row (checking the order in the
  * same statement) and one records the answer and names the next delivery
- * to the same receiver. Sending and recording are src/webhooks/deliveries.ts.
+ * to the same receiver. The claim is the deliveries' store's
+ * (src/db/stores/deliveries.ts); sending and recording are the dispatcher's
+ * (src/webhooks/dispatch.ts).
  */
 import type { Runtime } from '../ports.js';
-import { attemptDelivery, claimInOrder, isUnfinished } from '../../webhooks/deliveries.js';
+import { claimInOrder, isUnfinished } from '../../db/stores/deliveries.js';
+import { attemptDelivery } from '../../webhooks/dispatch.js';
 
 export type DeliveryOutcome =
   /** gone, finished already, or not a state notification */

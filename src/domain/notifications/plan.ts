@@ -17,7 +17,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser, Central, OfferResponse, type DeliveryKind, type Offer } from '../../db/entities/index.js';
-import { profileEndpoint } from '../../webhooks/deliveries.js';
+import { profileEndpoint } from '../../webhooks/dispatch.js';
 import type { OfferState } from '../offers/lifecycle/states.js';
 
 /** The body of a state or novelty notification (D12). */

@@ -22,7 +22,11 @@
  * - ABIERTA offers a minute past their deadline (evaluation, D2);
  * - SIN_RESPUESTA offers a minute past their expiry (EXPIRADA, D1).
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Runtime } from '../ports.js';
+import { staleAcceptancesPage, staleNotificationsPage } from '../../db/stores/deliveries.js';
+import type { KeysetCursor, KeysetRow } from '../../db/stores/keyset.js';
+import { overdueEvaluationsPage, overdueExpiriesPage, undistributedPage } from '../../db/stores/offers.js';
 import { jobId, type QueueName } from '../../queues/registry.js';
 import { enqueueStateNotification, notifyJobId } from '../notifications/enqueue.js';
 import { enqueueAcceptance } from '../offers/selection/acceptanceNotification.js';
@@ -43,54 +47,9 @@ export interface SweepResult {
   expirations: number;
 }
 
-const AGO = `now() - make_interval(secs => ? / 1000.0)`;
-
-/**
- * Each lookup returns `id` and its sort key `k` (as text: microseconds kept), after the keyset cursor
- * (`k`, `id`) > (?, ?) (the `k >= ?` lets the partial index serve the range).
- */
-const after = (k: string, id: string) => `${k} >= ?::timestamptz and (${k}, ${id}) > (?::timestamptz, ?::uuid)`;
-
-const STALE_NOTIFICATIONS = `
-  select id, created_at::text as k from webhook_delivery
-   where state in ('pending', 'sending') and kind in ('state', 'novedad', 'assignment-push') and created_at < ${AGO}
-     and ${after('created_at', 'id')}
-   order by created_at, id limit ?`;
-
-const STALE_ACCEPTANCES = `
-  select id, created_at::text as k from webhook_delivery
-   where state in ('pending', 'sending') and kind = 'acceptance' and created_at < ${AGO}
-     and (state = 'pending' or sent_at < ${AGO})
-     and ${after('created_at', 'id')}
-   order by created_at, id limit ?`;
-
-const UNDISTRIBUTED = `
-  select o.uuid as id, o.created_at::text as k from offer o
-   where o.state = 'ABIERTA' and o.created_at < ${AGO}
-     and ${after('o.created_at', 'o.uuid')}
-     and (
-       o.distributed_at is null
-       or exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and cardinality(r.technician_ids) > 0 and r.technicians_notified_at is null)
-       or exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending')
-     )
-   order by o.created_at, o.uuid limit ?`;
-
-const OVERDUE_EVALUATIONS = `
-  select uuid as id, deadline_at::text as k from offer where state = 'ABIERTA' and deadline_at < ${AGO}
-     and ${after('deadline_at', 'uuid')}
-   order by deadline_at, uuid limit ?`;
-
-const OVERDUE_EXPIRIES = `
-  select uuid as id, expires_at::text as k from offer where state = 'SIN_RESPUESTA' and expires_at < ${AGO}
-     and ${after('expires_at', 'uuid')}
-   order by expires_at, uuid limit ?`;
-
 const START: Cursor = { k: '-infinity', id: '00000000-0000-0000-0000-000000000000' };
 
-interface Cursor {
-  k: string;
-  id: string;
-}
+type Cursor = KeysetCursor;
 
 const LIVE = new Set(['waiting', 'delayed', 'active', 'prioritized', 'waiting-children']);
 
@@ -109,8 +68,8 @@ async function withoutLiveJob(rt: Pick<Runtime, 'queues'>, queue: QueueName, ids
 interface Lost {
   /** names the lookup's cursor */
   name: string;
-  sql: string;
-  params: number[];
+  /** a page of the lookup's rows (`id` and its sort key `k`) after the cursor */
+  page: (em: EntityManager, cursor: Cursor, limit: number) => Promise<KeysetRow[]>;
   queue: QueueName;
   /** the deterministic id of the job a row should have */
   jobIdOf: (rowId: string) => string;
@@ -132,7 +91,7 @@ async function sweep(rt: Runtime, lost: Lost): Promise<number> {
   const em = rt.orm.em.fork();
   let n = 0;
   for (let page = 0; page < SWEEP_SCAN_PAGES && n < SWEEP_LIMIT; page++) {
-    const rows = await em.execute<Array<{ id: string; k: string }>>(lost.sql, [...lost.params, cursor.k, cursor.k, cursor.id, SWEEP_LIMIT]);
+    const rows = await lost.page(em, cursor, SWEEP_LIMIT);
     const jobs = rows.map((r) => lost.jobIdOf(r.id));
     const free = rows.length ? await withoutLiveJob(rt, lost.queue, jobs) : new Set<string>();
     for (const [i, row] of rows.entries()) {
@@ -158,40 +117,35 @@ export async function sweepOutbox(rt: Runtime): Promise<SweepResult> {
   return {
     notifications: await sweep(rt, {
       name: 'notifications',
-      sql: STALE_NOTIFICATIONS,
-      params: [SWEEP_AFTER_MS],
+      page: (em, cursor, limit) => staleNotificationsPage(em, SWEEP_AFTER_MS, cursor, limit),
       queue: 'state-notification',
       jobIdOf: notifyJobId,
       enqueue: (id) => enqueueStateNotification(rt, id),
     }),
     acceptances: await sweep(rt, {
       name: 'acceptances',
-      sql: STALE_ACCEPTANCES,
-      params: [SWEEP_AFTER_MS, rt.config.webhookTimeoutMs],
+      page: (em, cursor, limit) => staleAcceptancesPage(em, SWEEP_AFTER_MS, rt.config.webhookTimeoutMs, cursor, limit),
       queue: 'webhook-dispatch',
       jobIdOf: (id) => jobId('deliver', id),
       enqueue: (id) => enqueueAcceptance(rt, id),
     }),
     distributions: await sweep(rt, {
       name: 'distributions',
-      sql: UNDISTRIBUTED,
-      params: [DISTRIBUTION_SWEEP_AFTER_MS],
+      page: (em, cursor, limit) => undistributedPage(em, DISTRIBUTION_SWEEP_AFTER_MS, cursor, limit),
       queue: 'offer-distribution',
       jobIdOf: (uuid) => jobId('distribute', uuid),
       enqueue: (offerUuid, id) => rt.queues.add('offer-distribution', 'distribute', { offerUuid }, { jobId: id }),
     }),
     evaluations: await sweep(rt, {
       name: 'evaluations',
-      sql: OVERDUE_EVALUATIONS,
-      params: [SWEEP_AFTER_MS],
+      page: (em, cursor, limit) => overdueEvaluationsPage(em, SWEEP_AFTER_MS, cursor, limit),
       queue: 'offer-evaluation',
       jobIdOf: (uuid) => jobId('evaluate', uuid),
       enqueue: (offerUuid, id) => rt.queues.add('offer-evaluation', 'evaluate', { offerUuid }, { jobId: id }),
     }),
     expirations: await sweep(rt, {
       name: 'expirations',
-      sql: OVERDUE_EXPIRIES,
-      params: [SWEEP_AFTER_MS],
+      page: (em, cursor, limit) => overdueExpiriesPage(em, SWEEP_AFTER_MS, cursor, limit),
       queue: 'offer-evaluation',
       jobIdOf: (uuid) => jobId('expire', uuid),
       enqueue: (offerUuid, id) => rt.queues.add('offer-evaluation', 'expire', { offerUuid }, { jobId: id }),

@@ -8,11 +8,23 @@
  * matching or not (then 429); a phone receives at most SMS_DAILY_CAP_PER_PHONE
  * codes a day, whatever the expediente (beyond it nothing is sent, and the
  * answer is still the same). The `tracking_code` and `tracking_request`
- * tables are written only here.
+ * tables are written only here, through their store (src/db/stores/tracking.ts).
  */
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Runtime } from '../ports.js';
+import {
+  countWrongTry,
+  insertCode,
+  insertCodeRequest,
+  lockCodeRequests,
+  lockLiveCode,
+  matchedRequestsToday,
+  pruneTrackingBatch,
+  recentCodeRequests,
+  retireCodes,
+  useCode,
+} from '../../db/stores/tracking.js';
 import { recordSms } from '../../sms/messages.js';
 import { DomainError } from '../errors.js';
 import { onCommit } from '../offers/lifecycle/announce.js';
@@ -45,37 +57,20 @@ export async function requestTrackingCode(rt: Deps, input: { expediente: string;
   const key = requestKey(input.expediente);
   await rt.orm.em.fork().transactional(async (em) => {
     // Serialises the requests of one expediente, so the limit holds under concurrency.
-    await em.execute(`select pg_advisory_xact_lock(hashtext(?))`, [`tracking-request.${key}`]);
-    const [{ n }] = await em.execute<Array<{ n: string }>>(
-      `select count(*) as n from tracking_request where expediente = ? and at > now() - make_interval(secs => ?)`,
-      [key, REQUEST_WINDOW_MS / 1000],
-    );
-    if (Number(n) >= REQUESTS_PER_WINDOW) throw new DomainError('tracking.too-many-codes');
+    await lockCodeRequests(em, key);
+    if ((await recentCodeRequests(em, key, REQUEST_WINDOW_MS / 1000)) >= REQUESTS_PER_WINDOW) throw new DomainError('tracking.too-many-codes');
     const offer = await findExpediente(em, input.expediente);
     const phone = phoneKey(input.telefono);
     const matched = !!offer?.telefonoCliente && phone.length >= 7 && phoneKey(offer.telefonoCliente) === phone;
-    await em.execute(`insert into tracking_request (offer_uuid, expediente, phone, matched) values (?, ?, ?, ?)`, [
-      offer?.uuid ?? null,
-      key,
-      matched ? offer!.telefonoCliente : null,
-      matched,
-    ]);
+    await insertCodeRequest(em, { offerUuid: offer?.uuid ?? null, key, phone: matched ? offer!.telefonoCliente! : null, matched });
     if (!matched || !offer) return;
-    const [{ today }] = await em.execute<Array<{ today: string }>>(
-      `select count(*) as today from tracking_request where phone = ? and matched and at > now() - interval '1 day'`,
-      [offer.telefonoCliente],
-    );
-    if (Number(today) > rt.config.smsDailyCapPerPhone) {
+    if ((await matchedRequestsToday(em, offer.telefonoCliente!)) > rt.config.smsDailyCapPerPhone) {
       rt.log.warn({ uuid: offer.uuid }, 'tracking code not sent: the phone reached its daily cap');
       return;
     }
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    await em.execute(`update tracking_code set used_at = now() where offer_uuid = ? and used_at is null`, [offer.uuid]);
-    await em.execute(`insert into tracking_code (offer_uuid, code_hash, expires_at) values (?, ?, ?)`, [
-      offer.uuid,
-      codeHash(rt.config.integritySecret, offer.uuid, code),
-      new Date(Date.now() + CODE_TTL_MS),
-    ]);
+    await retireCodes(em, offer.uuid);
+    await insertCode(em, offer.uuid, codeHash(rt.config.integritySecret, offer.uuid, code), new Date(Date.now() + CODE_TTL_MS));
     const smsId = await recordSms(em, { offerUuid: offer.uuid, to: offer.telefonoCliente!, body: codeSmsText(code), provider: rt.config.smsProvider });
     onCommit(em, (r) => r.queues.add('customer-sms', 'send', { smsId }));
   });
@@ -94,18 +89,13 @@ export async function verifyTrackingCode(rt: Deps, input: { expediente: string; 
   if (!offer || !CODE.test(input.code.trim())) throw new DomainError('tracking.code-invalid');
   const given = Buffer.from(codeHash(rt.config.integritySecret, offer.uuid, input.code.trim()), 'hex');
   const ok = await em.transactional(async (tx) => {
-    const [row] = await tx.execute<Array<{ id: string; code_hash: string }>>(
-      `select id, code_hash from tracking_code
-        where offer_uuid = ? and used_at is null and expires_at > now() and tries < ?
-        order by id desc limit 1 for update`,
-      [offer.uuid, CODE_MAX_TRIES],
-    );
+    const row = await lockLiveCode(tx, offer.uuid, CODE_MAX_TRIES);
     if (!row) return false;
     if (!timingSafeEqual(Buffer.from(row.code_hash, 'hex'), given)) {
-      await tx.execute(`update tracking_code set tries = tries + 1 where id = ?`, [row.id]);
+      await countWrongTry(tx, row.id);
       return false;
     }
-    await tx.execute(`update tracking_code set used_at = now() where id = ?`, [row.id]);
+    await useCode(tx, row.id);
     return true;
   });
   if (!ok) throw new DomainError('tracking.code-invalid');
@@ -122,17 +112,14 @@ export async function verifyTrackingCode(rt: Deps, input: { expediente: string; 
  */
 export async function pruneTracking(em: EntityManager, batch = 5000): Promise<{ requests: number; codes: number }> {
   const out = { requests: 0, codes: 0 };
-  for (const [table, column, key] of [
-    ['tracking_request', 'at', 'requests'],
-    ['tracking_code', 'expires_at', 'codes'],
+  for (const [table, key] of [
+    ['tracking_request', 'requests'],
+    ['tracking_code', 'codes'],
   ] as const) {
     for (;;) {
-      const res = await em.execute<Array<{ id: string }>>(
-        `delete from ${table} where id in (select id from ${table} where ${column} < now() - interval '1 day' limit ?) returning id`,
-        [batch],
-      );
-      out[key] += res.length;
-      if (res.length < batch) break;
+      const n = await pruneTrackingBatch(em, table, batch);
+      out[key] += n;
+      if (n < batch) break;
     }
   }
   return out;

@@ -7,6 +7,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, Technician, type Offer } from '../../db/entities/index.js';
+import { responseTimeMin } from '../../db/stores/responses.js';
+import { serviceSurveyed } from '../../db/stores/tracking.js';
+import { offerTransitions } from '../../db/stores/transitions.js';
 import { estimateMinutes } from '../../geo/figures.js';
 import { ACTIVE_STATES, type OfferState } from '../offers/lifecycle/states.js';
 
@@ -44,10 +47,10 @@ function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: numb
 
 export async function followUp(em: EntityManager, offer: Offer, opts: { public: boolean; averageSpeedKmh: number }): Promise<FollowUp> {
   const [timeline, technician, central, survey] = await Promise.all([
-    em.execute<Array<{ to_state: string; at: Date }>>(`select to_state, at from offer_transition where offer_uuid = ? order by id`, [offer.uuid]),
+    offerTransitions(em, offer.uuid),
     offer.assignedTechnician ? em.findOne(Technician, offer.assignedTechnician.id) : null,
     offer.assignedCentral ? em.findOne(Central, offer.assignedCentral.id) : null,
-    em.execute<Array<{ n: number }>>(`select 1 as n from service_survey where offer_uuid = ?`, [offer.uuid]),
+    serviceSurveyed(em, offer.uuid),
   ]);
   const onTheWay = offer.state === 'EN_CAMINO' && technician?.lat != null && technician.lng != null;
   const position = onTheWay ? { latitud: technician!.lat!, longitud: technician!.lng!, fecha: technician!.positionAt?.toISOString() ?? null } : null;
@@ -55,8 +58,8 @@ export async function followUp(em: EntityManager, offer: Offer, opts: { public: 
   if (position) {
     eta = estimateMinutes(distanceKm({ lat: position.latitud, lng: position.longitud }, { lat: offer.originLat, lng: offer.originLng }), opts.averageSpeedKmh);
   } else if (offer.state === 'ASIGNADA' && offer.acceptedResponse !== null) {
-    const [r] = await em.execute<Array<{ time_min: number }>>(`select time_min from offer_response where id = ?`, [offer.acceptedResponse]);
-    eta = r ? Math.round(r.time_min) : null;
+    const timeMin = await responseTimeMin(em, offer.acceptedResponse!);
+    eta = timeMin === null ? null : Math.round(timeMin);
   }
   const names = technician?.names.trim() ?? '';
   const place = (p: Place): Place => (opts.public ? { ciudad: p.ciudad, departamento: p.departamento } : p);
@@ -93,6 +96,6 @@ export async function followUp(em: EntityManager, offer: Offer, opts: { public: 
             departamento: offer.departamento ?? null,
           })
         : null,
-    encuestaRespondida: survey.length > 0,
+    encuestaRespondida: survey,
   };
 }

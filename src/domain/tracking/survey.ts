@@ -5,6 +5,8 @@
  * its services: one statement, so two surveys at once cannot lose one.
  */
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { rateFromSurveys } from '../../db/stores/technicians.js';
+import { insertSurvey } from '../../db/stores/tracking.js';
 import type { Runtime } from '../ports.js';
 import { DomainError } from '../errors.js';
 import { resolveTrackingToken } from './tokens.js';
@@ -18,21 +20,9 @@ export async function submitSurvey(rt: Pick<Runtime, 'orm'>, input: { token: str
   const technicianId = offer.assignedTechnician?.id ?? null;
   try {
     await em.transactional(async (tx) => {
-      await tx.execute(`insert into service_survey (offer_uuid, technician_id, rating, comment) values (?, ?, ?, ?)`, [
-        offer.uuid,
-        technicianId,
-        input.rating,
-        input.comment?.trim() || null,
-      ]);
+      await insertSurvey(tx, { offerUuid: offer.uuid, technicianId, rating: input.rating, comment: input.comment?.trim() || null });
       if (technicianId === null) return;
-      await tx.execute(
-        `update technician t
-            set initial_rate = coalesce(t.initial_rate, t.rate),
-                rate = (coalesce(t.initial_rate, t.rate) + s.total) / (1 + s.n)
-           from (select coalesce(sum(rating), 0)::float8 as total, count(*) as n from service_survey where technician_id = ?) s
-          where t.id = ?`,
-        [technicianId, technicianId],
-      );
+      await rateFromSurveys(tx, technicianId);
     });
   } catch (err) {
     if (err instanceof UniqueConstraintViolationException) throw new DomainError('survey.already-answered');

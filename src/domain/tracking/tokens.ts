@@ -2,11 +2,14 @@
  * Tracking tokens (D14): opaque (32 random bytes, base64url), stored only as
  * their SHA-256, tied to one expediente. A token lives until 24 hours after
  * the service ends, and never more than 7 days after it was issued. The
- * `tracking_token` table is written and read only here.
+ * `tracking_token` table is written and read only here, through its store
+ * (src/db/stores/tracking.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer } from '../../db/entities/index.js';
+import { insertTrackingToken, liveTrackingToken } from '../../db/stores/tracking.js';
+import { lastMoveInto } from '../../db/stores/transitions.js';
 import { ENDED } from '../offers/lifecycle/stateMachine.js';
 
 export const TOKEN_MAX_DAYS = 7;
@@ -18,18 +21,14 @@ const hashOf = (token: string): string => createHash('sha256').update(token).dig
 export async function issueTrackingToken(em: EntityManager, offer: Offer): Promise<{ token: string; expiresAt: Date }> {
   const token = randomBytes(32).toString('base64url');
   const cap = new Date(Date.now() + TOKEN_MAX_DAYS * 86_400_000);
-  await em.execute(`insert into tracking_token (token_hash, offer_uuid, expires_at) values (?, ?, ?)`, [hashOf(token), offer.uuid, cap]);
+  await insertTrackingToken(em, hashOf(token), offer.uuid, cap);
   const ended = await serviceEndedAt(em, offer.uuid);
   return { token, expiresAt: effectiveExpiry(cap, ended) };
 }
 
 /** When the service ended (its move into an ended state), or null while it goes on. */
 export async function serviceEndedAt(em: EntityManager, offerUuid: string): Promise<Date | null> {
-  const [row] = await em.execute<Array<{ at: Date }>>(
-    `select max(at) as at from offer_transition where offer_uuid = ? and to_state in (${ENDED.map(() => '?').join(', ')})`,
-    [offerUuid, ...ENDED],
-  );
-  return row?.at ? new Date(row.at) : null;
+  return lastMoveInto(em, offerUuid, ENDED);
 }
 
 export function effectiveExpiry(cap: Date, endedAt: Date | null): Date {
@@ -41,10 +40,7 @@ export function effectiveExpiry(cap: Date, endedAt: Date | null): Date {
 /** The offer a live token names and when the token dies, or null (unknown, malformed or expired). */
 export async function resolveTrackingToken(em: EntityManager, token: string): Promise<{ offer: Offer; expiresAt: Date } | null> {
   if (!TOKEN.test(token)) return null;
-  const [row] = await em.execute<Array<{ offer_uuid: string; expires_at: Date }>>(
-    `select offer_uuid, expires_at from tracking_token where token_hash = ? and expires_at > now()`,
-    [hashOf(token)],
-  );
+  const row = await liveTrackingToken(em, hashOf(token));
   if (!row) return null;
   const expiresAt = effectiveExpiry(new Date(row.expires_at), await serviceEndedAt(em, row.offer_uuid));
   if (expiresAt.getTime() <= Date.now()) return null;

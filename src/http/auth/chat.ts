@@ -14,6 +14,7 @@ import type { Middleware } from 'koa';
 import type { Caller } from '../../api/operation.js';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../../auth/credentials.js';
 import { operatorOfToken } from '../../auth/jwt.js';
+import { technicianOfApiUser } from '../../db/stores/technicians.js';
 import type { ChatViewer } from '../../domain/chat/chat.js';
 import { DomainError } from '../../domain/errors.js';
 import { findExpediente } from '../../domain/services/expediente.js';
@@ -63,10 +64,7 @@ export function chatAuth(rt: Pick<Runtime, 'orm' | 'config'>): Middleware<AppSta
       if (!dni) throw keyError(401, TECHNICIAN_AUTH_MESSAGES.dniMissing);
       if (!isStorableText(dni)) throw keyError(400, TECHNICIAN_AUTH_MESSAGES.dniUnstorable);
       if (dni.length > IDENTITY_LIMITS.dni) throw new DomainError('expediente.not-found');
-      const [tech] = await em.execute<Array<{ id: number }>>(
-        'select t.id from technician t join central c on c.id = t.central_id where t.dni = ? and c.api_user_id = ?',
-        [dni, user.id],
-      );
+      const tech = await technicianOfApiUser(em, dni, user.id);
       viewer = { kind: 'tecnico', technicianId: tech?.id ?? -1 };
       // Before ASIGNADA no technician takes part (D14): a selected one is not assigned yet.
       takesPart = !!tech && !!offer?.codigoServicio && offer.assignedTechnician?.id === tech.id;

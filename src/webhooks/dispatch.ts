@@ -1,0 +1,133 @@
+/**
+ * The webhook dispatcher: a delivery claimed in its store
+ * (src/db/stores/deliveries.ts) is sent with `sendWebhook`, and the answer is
+ * recorded on its row and in the delivery log (D18). What an answer means
+ * (the verdict) stays with the callers.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiEndpointMap, ApiUser } from '../db/entities/index.js';
+import type { Config } from '../../config/index.js';
+import {
+  deliveryState,
+  failSendingAfter,
+  recordAttemptRows,
+  sendingDeadline,
+  type ClaimedDelivery,
+  type DeliveryState,
+} from '../db/stores/deliveries.js';
+import { storableText } from '../text.js';
+import { sendWebhook, type WebhookOutcome } from './send.js';
+import { configTargets } from './targets.js';
+import { webhookDeliveries } from '../metrics/metrics.js';
+
+/** What a send needs of the configuration: its timeout and where it may go. */
+export type SendConfig = Pick<Config, 'webhookTimeoutMs' | 'outboundAllowPrivate' | 'outboundAllowHosts'>;
+
+/** How much of a reply body (or of an error) is stored on the row and on each attempt (D18: the first 4 KB). */
+export const REPLY_STORED_CHARS = 4096;
+
+/**
+ * `{url_api}{api_endpoint.<key>}` of an API profile (spec 6.1, D8, D12),
+ * joined with exactly one slash; null when either part is missing.
+ */
+export function profileEndpoint(user: Pick<ApiUser, 'urlApi' | 'apiEndpoint'>, key: keyof ApiEndpointMap): string | null {
+  const base = user.urlApi?.trim();
+  const path = user.apiEndpoint?.[key]?.trim();
+  if (!base || !path) return null;
+  return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+/** The first REPLY_STORED_CHARS of a text, storable (a cut never leaves half a surrogate pair, issue 8.4). */
+function stored(text: string | null): string | null {
+  return text === null ? null : storableText(text.slice(0, REPLY_STORED_CHARS));
+}
+
+export type Verdict = 'ok' | 'failed' | 'pending';
+
+/** A claimed delivery sent, not recorded yet: what the caller judged of the answer. */
+export interface SentDelivery {
+  id: string;
+  outcome: WebhookOutcome;
+  verdict: Verdict;
+  /** as stored: why the try failed (`HTTP <status>`, a timeout, a refused connection...), null when ok */
+  error: string | null;
+}
+
+/** A try sent and recorded. */
+export interface Attempt extends Omit<SentDelivery, 'id'> {
+  /** false when the row was no longer 'sending' (someone else finished it): nothing was written */
+  recorded: boolean;
+  /** the next unfinished delivery of the same offer to the same URL, which may go now (D12 orders them) */
+  next: string | null;
+}
+
+/** Sends a claimed delivery once and judges the answer (`pending` leaves it to be tried again); records nothing. */
+export async function sendDelivery(d: ClaimedDelivery, cfg: SendConfig, judge: (outcome: WebhookOutcome) => Verdict): Promise<SentDelivery> {
+  const outcome = await sendWebhook(
+    { method: d.method, url: d.url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret, eventId: d.eventId },
+    cfg.webhookTimeoutMs,
+    configTargets(cfg),
+  );
+  const verdict = judge(outcome);
+  webhookDeliveries.inc({ kind: d.kind, outcome: outcome.ok ? 'ok' : 'failed' });
+  const error = outcome.error ?? (verdict === 'ok' ? null : `HTTP ${outcome.statusCode}`);
+  return { id: d.id, outcome, verdict, error };
+}
+
+/** Records tries in one statement, whatever their number; the rows recorded, each with its receiver's next delivery. */
+async function record(em: EntityManager, sent: readonly SentDelivery[], actor: string): Promise<Array<{ id: string; next: string | null }>> {
+  const rows = sent.map(({ id, outcome, verdict, error }) => ({
+    id,
+    state: verdict,
+    status_code: outcome.statusCode,
+    latency_ms: outcome.latencyMs,
+    reply_body: stored(outcome.replyBody),
+    error: stored(error),
+    request_headers: outcome.sentHeaders,
+  }));
+  return recordAttemptRows(em, rows, actor);
+}
+
+/**
+ * Sends a claimed delivery and records the try on its row: the verdict the
+ * caller draws from the answer (`pending` leaves it to be tried again), the
+ * status, latency, reply (truncated), error and the headers sent (key masked),
+ * and the attempt's own record (D18), in one statement. Recording is
+ * conditional on the row still being 'sending'.
+ */
+export async function attemptDelivery(
+  em: EntityManager,
+  d: ClaimedDelivery,
+  cfg: SendConfig,
+  judge: (outcome: WebhookOutcome) => Verdict,
+  actor = 'system',
+): Promise<Attempt> {
+  const { outcome, verdict, error } = await sendDelivery(d, cfg, judge);
+  const [row] = await record(em, [{ id: d.id, outcome, verdict, error }], actor);
+  return { outcome, verdict, error, recorded: Boolean(row), next: row?.next ?? null };
+}
+
+/**
+ * Records tries sent with `sendDelivery` (a batch's, all answered) in one
+ * statement whatever their number, as `attemptDelivery` records one.
+ */
+export async function recordAttempts(em: EntityManager, sent: readonly SentDelivery[], actor = 'system'): Promise<void> {
+  if (sent.length) await record(em, sent, actor);
+}
+
+/**
+ * A delivery claimed by a sender that never recorded an answer (it died while
+ * waiting) is failed with `error` once `timeoutMs` has passed since it was
+ * sent: by then the sender itself would have given up. Waits for that moment
+ * when it has not come yet. Returns the row's state afterwards (null: no such
+ * row).
+ */
+export async function failAbandoned(em: EntityManager, id: string, timeoutMs: number, error: string): Promise<DeliveryState | null> {
+  const row = await sendingDeadline(em, id, timeoutMs);
+  if (!row) return null;
+  if (row.state !== 'sending') return row.state;
+  if (row.remaining_ms !== null && row.remaining_ms > 0) await sleep(Math.min(row.remaining_ms, timeoutMs));
+  await failSendingAfter(em, id, timeoutMs, error);
+  return deliveryState(em, id);
+}
