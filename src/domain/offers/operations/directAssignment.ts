@@ -20,7 +20,7 @@ import { draftOffer, type OfferInput } from '../create/input.js';
 import { prepareOffer } from '../create/prepare.js';
 import { insertOffer } from '../create/write.js';
 import { offerFields } from '../../distribution/payload.js';
-import { profileEndpoint } from '../../../webhooks/deliveries.js';
+import { profileEndpoint } from '../../../webhooks/dispatch.js';
 import { ASSIGNED_DETAIL } from '../../notifications/plan.js';
 import { serviceAssigned } from '../../services/events.js';
 import { servicio } from '../../services/servicio.js';
