@@ -243,6 +243,14 @@ describe('provisioning', () => {
     expect(await rowCounts(em())).to.deep.equal(EMPTY_COUNTS);
   });
 
+  it('a urlApi with a user or password is refused, nothing written (issue 29 item 9)', async () => {
+    const user = (username: string, urlApi: string) => ({ username, password: 'x', status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', urlApi });
+    const before = await em().count(ApiUser);
+    const problems = problemsOf(await provision(em(), { apiUsers: [user('otro', 'http://admin:secreto@127.0.0.1:4010'), user('otro-mas', 'http://token@127.0.0.1:4011')] }));
+    expect(problems).to.deep.equal(['/apiUsers/0/urlApi: must not carry a user or password', '/apiUsers/1/urlApi: must not carry a user or password']);
+    expect(await em().count(ApiUser)).to.equal(before);
+  });
+
   it("an API key still held by a user the document does not name is refused", async () => {
     summaryOf(await provision(em(), exampleDocument()));
     const problems = problemsOf(
