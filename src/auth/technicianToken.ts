@@ -14,7 +14,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiUser } from '../db/entities/index.js';
-import { insertTechnicianToken, liveTechnicianToken, liveTechnicianTokenHashes, type LiveTechnicianToken } from '../db/stores/technicianTokens.js';
+import { deleteExpiredTechnicianTokens, insertTechnicianToken, liveTechnicianToken, liveTechnicianTokenHashes, type LiveTechnicianToken } from '../db/stores/technicianTokens.js';
 import { technicianOfApiUser } from '../db/stores/technicians.js';
 import { keyError } from '../envelopes.js';
 import { IDENTITY_LIMITS } from '../limits.js';
@@ -81,4 +81,9 @@ export function liveTokenHashes(em: EntityManager, hashes: readonly string[]): P
 /** Whether one token hash is still live (a token socket's action). */
 export async function isLiveTokenHash(em: EntityManager, hash: string): Promise<boolean> {
   return (await liveTechnicianTokenHashes(em, [hash])).has(hash);
+}
+
+/** The retention of technician tokens (run with the delivery log's): a day after they expire, they go. */
+export function pruneTechnicianTokens(em: EntityManager): Promise<number> {
+  return deleteExpiredTechnicianTokens(em, new Date(Date.now() - 24 * 3600 * 1000));
 }

@@ -7,7 +7,7 @@
 import { expect } from 'chai';
 import { AUTH_MESSAGES } from '../../../src/auth/credentials.js';
 import { TECHNICIAN_AUTH_MESSAGES } from '../../../src/auth/technician.js';
-import { TECHNICIAN_TOKEN_MESSAGES } from '../../../src/auth/technicianToken.js';
+import { TECHNICIAN_TOKEN_MESSAGES, pruneTechnicianTokens } from '../../../src/auth/technicianToken.js';
 import { Technician } from '../../../src/db/entities/index.js';
 import { findCandidates } from '../../../src/domain/distribution/candidates.js';
 import { expectKeyEnvelope } from '../../helpers/envelopes.js';
@@ -205,6 +205,15 @@ describe('a technician’s own credential over HTTP (D20)', () => {
       expect(logs).to.not.include(t.slice(4));
       expect(deliveries.text).to.not.include(t.slice(4));
     }
+  });
+
+  it('prunes tokens a day after they expired', async () => {
+    const t = await token();
+    await em().execute(`update technician_token set expires_at = now() - interval '25 hours' where token_hash = encode(sha256(convert_to(?, 'UTF8')), 'hex')`, [t]);
+    const count = async () => Number((await em().execute<Array<{ n: string }>>('select count(*) as n from technician_token'))[0].n);
+    const before = await count();
+    expect(await pruneTechnicianTokens(em())).to.equal(1);
+    expect(await count()).to.equal(before - 1);
   });
 
   it('an INACTIVO technician is not a candidate for offers', async () => {
