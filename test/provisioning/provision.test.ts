@@ -158,6 +158,17 @@ describe('provisioning', () => {
     expect(edge.covered).to.equal(false);
   });
 
+  it('writes a technician’s status (D20): ACTIVO by default, INACTIVO when the document says so, and back', async () => {
+    summaryOf(await provision(em(), demoDocument()));
+    expect((await em().findOneOrFail(Technician, { dni: '1020304050' })).status).to.equal('ACTIVO');
+    const doc = demoDocument();
+    doc.technicians![0].status = 'INACTIVO';
+    expect(summaryOf(await provision(em(), doc)).technicians).to.deep.equal({ created: 0, updated: 1, unchanged: 1 });
+    expect((await em().findOneOrFail(Technician, { dni: '1020304050' })).status).to.equal('INACTIVO');
+    expect(summaryOf(await provision(em(), demoDocument())).technicians).to.deep.equal({ created: 0, updated: 1, unchanged: 1 });
+    expect((await em().findOneOrFail(Technician, { dni: '1020304050' })).status).to.equal('ACTIVO');
+  });
+
   it("keeps a technician's live position and rating on later runs", async () => {
     summaryOf(await provision(em(), demoDocument()));
     const e = em();

@@ -28,7 +28,7 @@ export function basicAuth(em: EmProvider, endpoint: string | null, cache?: Crede
 }
 
 /** Koa middleware: x-apikey for `endpoint`. */
-export function apiKeyAuth(em: EmProvider, endpoint: string, cache?: CredentialCache) {
+export function apiKeyAuth(em: EmProvider, endpoint: string | null, cache?: CredentialCache) {
   return async (ctx: AppContext, next: Next): Promise<void> => {
     ctx.state.apiUser = await authenticateApiKey(em, ctx.get('x-apikey') || undefined, endpoint, ctx.authFailures?.forClient(ctx.ip), cache);
     await next();
