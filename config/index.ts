@@ -127,6 +127,10 @@ const VARS = {
   /** how much a worker process lowers its own CPU priority (nice, 0–19); `npm start` sets it for the background workers */
   WORKER_NICE: { key: 'workerNice', type: 'integer', default: 0, minimum: 0, maximum: 19 },
   /** real-time sockets (D10): ping interval; a socket that missed the previous pong is terminated */
+  /** how long a technician's bearer token from POST /tecnicos/token lasts (seconds; D20: 12 h) */
+  TECHNICIAN_TOKEN_TTL_S: { key: 'technicianTokenTtlS', type: 'integer', default: 43200, minimum: 1 },
+  /** how often each API process re-checks its technician-token sockets, closing revoked ones (ms; D20: within a minute) */
+  TECHNICIAN_TOKEN_RECHECK_MS: { key: 'technicianTokenRecheckMs', type: 'integer', default: 30000, minimum: 10, maximum: 60000 },
   HEARTBEAT_MS: { key: 'heartbeatMs', type: 'integer', default: 30000, minimum: 10 },
   /** a socket whose unsent bytes pass this bound is terminated (slow client) */
   WS_MAX_BUFFER_BYTES: { key: 'wsMaxBufferBytes', type: 'integer', default: 1048576, minimum: 1024 },

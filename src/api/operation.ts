@@ -27,11 +27,15 @@ export type Method = 'get' | 'post' | 'put';
  * - apiKey: x-apikey (spec 5.2);
  * - basicOrJwt: an operator's Bearer JWT or HTTP Basic (spec 4.4, 5.3);
  * - operator: an operator's Bearer JWT or session cookie (D15);
- * - chat: the customer's tracking token, the assigned technician's key and
- *   document, the generator's Basic or an operator's JWT (D14);
+ * - chat: the customer's tracking token, the assigned technician's token or
+ *   its central's key and document, the generator's Basic or an operator's JWT (D14, D20);
+ * - apiKeyOrTechnician: the technician's own bearer token (D20), or x-apikey
+ *   as `apiKey` (the central reporting for its technicians);
+ * - technician: the technician's own bearer token, or its central's x-apikey
+ *   plus x-dni-tecnico (D20);
  * - none: public.
  */
-export type Auth = 'basic' | 'apiKey' | 'basicOrJwt' | 'operator' | 'chat' | 'none';
+export type Auth = 'basic' | 'apiKey' | 'basicOrJwt' | 'operator' | 'chat' | 'apiKeyOrTechnician' | 'technician' | 'none';
 
 /**
  * The body its errors take (spec 7): controller `{status: false, msg}`,
@@ -64,7 +68,7 @@ export interface Caller {
   apiUser?: ApiUser;
   /** an operator (JWT or cookie, D15) */
   operator?: Pick<OperatorUser, 'id' | 'username' | 'role'>;
-  /** a technician reporting as itself over the socket (D10) */
+  /** a technician as itself: over the socket (D10), with its own token or its central's key and x-dni-tecnico (D20) */
   technician?: { id: number; dni: string };
   /** the chat's service and viewer (D14) */
   chat?: { offer: Offer; viewer: ChatViewer };

@@ -35,6 +35,8 @@ import { cancelService, confirmAssignment, withdrawOffer } from './service/assig
 import { assignDirectly } from './service/directAssignment.js';
 import { finalizeService } from './service/finalize.js';
 import { updatePosition } from './service/position.js';
+import { listTechnicianServices } from './providers/technicianServices.js';
+import { issueTechnicianTokenOp } from './providers/technicianToken.js';
 import { reportProgress } from './service/progress.js';
 import { metricsEndpoint } from './deliveries/metrics.js';
 import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, openApiDocument } from './system/system.js';
@@ -52,6 +54,8 @@ export const OPERATIONS: readonly OperationDecl[] = [
   reportProgress,
   updatePosition,
   finalizeService,
+  issueTechnicianTokenOp,
+  listTechnicianServices,
   listServiceTypes,
   queryHistory,
   historyOptions,

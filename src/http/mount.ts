@@ -21,6 +21,7 @@ import { formBody } from './middleware/body.js';
 import { failureMessage } from './middleware/failure.js';
 import { integrityCheck } from './middleware/integrity.js';
 import { chatAuth } from './auth/chat.js';
+import { technicianAuth } from './auth/technician.js';
 
 /** Where an operator without a session is sent (the /admin/login form). */
 export const ADMIN_LOGIN_PATH = adminLoginPage.path;
@@ -42,8 +43,8 @@ export function route(op: OperationDecl, handle: (ctx: AppContext, input: never)
 
 /** The caller the route's authentication found, and the client's address. */
 export function callerOf(ctx: AppContext): Caller {
-  const { apiUser, operator, chat } = ctx.state;
-  return { apiUser, operator, chat, ip: ctx.ip };
+  const { apiUser, operator, chat, technician } = ctx.state;
+  return { apiUser, operator, chat, technician, ip: ctx.ip };
 }
 
 /** The transport-neutral operations of `ops` as routes: the caller from the authentication, the input validated (or the path parameters). */
@@ -94,7 +95,11 @@ function authentication(rt: Runtime, auth: Auth, path: string, gated = true): Mi
     case 'basic':
       return basicAuth(em, gated ? endpoint : null, rt.authCache);
     case 'apiKey':
-      return apiKeyAuth(em, gated ? endpoint : null, rt.authCache);
+      return gated ? apiKeyAuth(em, endpoint, rt.authCache) : apiKeyAuth(em, null, rt.authCache);
+    case 'apiKeyOrTechnician':
+      return technicianAuth(em, endpoint, false, rt.authCache);
+    case 'technician':
+      return technicianAuth(em, gated ? endpoint : null, true, rt.authCache);
     case 'basicOrJwt':
       return unauthorizedAsController(basicOrJwtAuth(em, endpoint, rt.config.jwtSecret, rt.authCache));
     case 'operator':
@@ -111,7 +116,9 @@ export const koaPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1
 
 /** A router with every route mounted in its declared shape. */
 export function routerOf(rt: Runtime, routes: readonly Route[]): Router<AppState> {
-  const router = new Router<AppState>();
+  // Paths match as the spec writes them: a case variant (`/SEGUIMIENTO`) is an unknown route (spec 4.9), not the
+  // same page served past the prefix checks that give pages their security headers.
+  const router = new Router<AppState>({ sensitive: true });
   for (const r of routes) {
     const chain: Middleware<AppState>[] = [];
     const { envelope, wording } = r.op;

@@ -147,6 +147,7 @@ export async function applyDocument(em: EntityManager, doc: ProvisionDocument): 
       identifier: t.identifier ?? null,
       available: t.available ?? true,
       serviceTypes: t.serviceTypes ?? central.serviceTypes,
+      status: t.status ?? ('ACTIVO' as const),
     };
     const row = techs.get(t.dni);
     if (!row) {

@@ -63,6 +63,8 @@ export interface TechnicianDoc {
   available?: boolean;
   position?: Point;
   serviceTypes?: number[];
+  /** default ACTIVO; INACTIVO: no offers, its tokens refused (D20) */
+  status?: 'ACTIVO' | 'INACTIVO';
 }
 
 export interface OperatorDoc {

@@ -104,6 +104,9 @@ export async function checkReferences(em: EntityManager, doc: ProvisionDocument,
     ...duplicates('gazetteer', 'address', doc.gazetteer, (g) => addressKey(g.address) || undefined),
   ];
   doc.apiUsers?.forEach((u, i) => {
+    // A user or password in the URL would be stored and shown in the delivery log: receivers authenticate the
+    // service by its signature and x-apikey (D17), never by credentials in the URL (issue 29 item 9).
+    if (u.urlApi && hasUserInfo(u.urlApi)) problems.push(`/apiUsers/${i}/urlApi: must not carry a user or password`);
     const why = targets && u.urlApi ? refusedUrl(targets, u.urlApi) : null;
     if (why) problems.push(`/apiUsers/${i}/urlApi: refused as an outbound target (${why}); see OUTBOUND_ALLOW_PRIVATE and OUTBOUND_ALLOW_HOSTS`);
   });
@@ -179,4 +182,13 @@ function inDocumentOrder(problems: string[]): string[] {
     .map((p) => ({ p, r: rank(p) }))
     .sort((a, b) => a.r[0] - b.r[0] || a.r[1] - b.r[1])
     .map((x) => x.p);
+}
+
+function hasUserInfo(url: string): boolean {
+  try {
+    const u = new URL(url);
+    return u.username !== '' || u.password !== '';
+  } catch {
+    return false; // not a URL: the schema's format check reports it
+  }
 }

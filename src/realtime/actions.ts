@@ -14,6 +14,7 @@
  */
 import { ApiUser } from '../db/entities/index.js';
 import { AUTH_MESSAGES } from '../auth/credentials.js';
+import { TECHNICIAN_TOKEN_MESSAGES, isLiveTokenHash } from '../auth/technicianToken.js';
 import { errorAnswer } from '../api/errorTable.js';
 import { MESSAGES, keyError, systemBody } from '../envelopes.js';
 import { invoke } from '../api/invoke.js';
@@ -144,6 +145,13 @@ export async function runAction(
   }
   const reply = (r: ActionResult) => hub.send(client, frame(`${msg.event}.result`, r, msg.ref));
   try {
+    // a technician's token is checked on every use (D20)
+    if (who.tokenHash && !(await isLiveTokenHash(rt.orm.em.fork(), who.tokenHash))) {
+      const err = keyError(401, TECHNICIAN_TOKEN_MESSAGES.invalid);
+      reply({ status: err.status, body: err.body });
+      client.ws.close(4401, 'token revoked');
+      return;
+    }
     const caller = await rt.orm.em.fork().findOne(ApiUser, who.apiUserId);
     if (!caller || caller.status !== 'ACTIVO') {
       const err = keyError(401, AUTH_MESSAGES.keyInactive);

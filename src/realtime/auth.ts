@@ -2,8 +2,11 @@
  * Who opens a socket (D10): authenticated once, at the HTTP upgrade, with the
  * same validators and envelopes as the HTTP API (spec 5).
  * - a generator: `Authorization: Basic` (permission for /oferta);
- * - a technician: its central's `x-apikey` (permission for /aceptacion) plus
- *   `x-dni-tecnico`, a technician of a central that key's user owns;
+ * - a technician: its own token, `Authorization: Bearer tec_…` (D20, its
+ *   central's permission for /aceptacion), re-checked periodically while the
+ *   socket is open (server.ts); or its central's `x-apikey` (permission for
+ *   /aceptacion) plus `x-dni-tecnico`, a technician of a central that key's
+ *   user owns;
  * - an operator: `Authorization: Bearer <JWT>`, or `?token=<JWT>` because
  *   browsers cannot set headers on a WebSocket;
  * - a customer: `?tracking=<tracking token>` (D14), for its one service, or
@@ -22,11 +25,12 @@ import { TRACKING_MESSAGES } from '../api/customer/messages.js';
 import { resolveTrackingToken } from '../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../limits.js';
 import { TECHNICIAN_AUTH_MESSAGES, TRACKING_COOKIE } from '../auth/technician.js';
+import { authenticateTechnicianToken, isTechnicianToken } from '../auth/technicianToken.js';
 import { isStorableText } from '../text.js';
 
 export type Identity =
   | { kind: 'generator'; apiUserId: number; username: string }
-  | { kind: 'technician'; apiUserId: number; technicianId: number; dniTecnico: string; nit: string }
+  | { kind: 'technician'; apiUserId: number; technicianId: number; dniTecnico: string; nit: string; tokenHash?: string }
   | { kind: 'operator'; operatorId: number; username: string }
   /** a customer following one service with its tracking token (`/v3?tracking=<token>`, D14) */
   | { kind: 'customer'; offerUuid: string };
@@ -72,6 +76,10 @@ export async function authenticateUpgrade(
   const authorization = header(req, 'authorization');
   const bearer = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] : undefined;
   const token = bearer ?? url.searchParams.get('token') ?? undefined;
+  if (token && isTechnicianToken(token)) {
+    const cred = await authenticateTechnicianToken(em, token, SOCKET_ENDPOINTS.technician);
+    return { kind: 'technician', apiUserId: cred.apiUserId, technicianId: cred.technicianId, dniTecnico: cred.dni, nit: cred.nit, tokenHash: cred.tokenHash };
+  }
   if (token) {
     const op = await operatorOfToken(em, token, jwtSecret);
     if (!op) throw systemError(401, AUTH_MESSAGES.basicInvalid);

@@ -125,6 +125,19 @@ export class Hub {
     c.ws.send(text, { binary: false });
   }
 
+  /**
+   * Delivers a technician's event to one of its sockets only (a reconnect's
+   * resync, D20): an `offer.new` enrols that socket for the offer's events.
+   */
+  sendTo(c: Client, msg: BusMessage): void {
+    const uuid = msg.event === 'offer.new' ? field(msg.data, 'uuid') : undefined;
+    if (uuid && this.clients.get(c.id) === c) {
+      addTo(this.offerTechnicians, uuid, c);
+      c.offers.add(uuid);
+    }
+    this.send(c, frame(msg.event, msg.data));
+  }
+
   /** Delivers a bus event to the local sockets entitled to it. */
   route(msg: BusMessage): void {
     if (msg.audience.kind === 'technicians') {

@@ -19,6 +19,11 @@ import { authenticateUpgrade, type Identity } from './auth.js';
 import { Hub, type Client } from './hub.js';
 import { PROTOCOL_MESSAGES, frame, isProtocolError, parseIncoming } from './protocol.js';
 import { subscribeBus } from './subscriber.js';
+import { liveTokenHashes } from '../auth/technicianToken.js';
+import { technicianResync } from '../domain/services/technicianWork.js';
+
+/** The close code of a socket whose technician token is no longer valid (D20), as an action's refusal (4401). */
+export const TOKEN_REVOKED_CLOSE = 4401;
 
 export const SOCKET_PATHS: ReadonlySet<string> = new Set(['/v1', '/v2', '/v3']);
 
@@ -116,6 +121,18 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
     ws.on('error', (err) => log.debug({ err, socketId: client.id }, 'socket error'));
     hub.send(client, frame('connected', { socketId: client.id }));
     log.debug({ socketId: client.id, kind: identity.kind, path }, 'socket connected');
+    if (identity.kind === 'technician') resync(client, identity.technicianId);
+  };
+
+  // D20: a technician's socket that (re)connects receives again its open unanswered offers and its service, alone.
+  const resync = (client: Client, technicianId: number) => {
+    const p: Promise<void> = technicianResync(rt.orm.em.fork(), technicianId)
+      .then((messages) => {
+        for (const m of messages) hub.sendTo(client, m);
+      })
+      .catch((err: unknown) => log.warn({ err, socketId: client.id }, 'technician resync failed'))
+      .finally(() => running.delete(p));
+    running.add(p);
   };
 
   // Not a closure of onUpgrade: that would keep each request (and its headers) alive as long as its socket.
@@ -189,6 +206,33 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
   }, cfg.heartbeatMs);
   heartbeat.unref();
 
+  // D20: the sockets opened with a technician's token are re-checked together (one statement per tick); a token
+  // no longer live (expired, technician or central INACTIVO, the key changed) closes its sockets.
+  let rechecking = false;
+  const recheck = setInterval(() => {
+    if (rechecking) return;
+    const byHash = new Map<string, Client[]>();
+    for (const c of hub.all()) {
+      if (c.identity.kind !== 'technician' || !c.identity.tokenHash) continue;
+      byHash.set(c.identity.tokenHash, [...(byHash.get(c.identity.tokenHash) ?? []), c]);
+    }
+    if (!byHash.size) return;
+    rechecking = true;
+    liveTokenHashes(rt.orm.em.fork(), [...byHash.keys()])
+      .then((live) => {
+        for (const [hash, clients] of byHash) {
+          if (live.has(hash)) continue;
+          for (const c of clients) {
+            log.info({ socketId: c.id }, 'technician token no longer valid; socket closed');
+            c.ws.close(TOKEN_REVOKED_CLOSE, 'token revoked');
+          }
+        }
+      })
+      .catch((err: unknown) => log.warn({ err }, 'technician token re-check failed'))
+      .finally(() => (rechecking = false));
+  }, cfg.technicianTokenRecheckMs);
+  recheck.unref();
+
   return {
     get connections() {
       return hub.size;
@@ -200,6 +244,7 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
       if (closing) return;
       closing = true;
       clearInterval(heartbeat);
+      clearInterval(recheck);
       await within(Promise.allSettled([...running]), DRAIN_MS);
       const clients = [...hub.all()];
       const closed = Promise.all(clients.map((c) => new Promise((resolve) => c.ws.once('close', resolve))));

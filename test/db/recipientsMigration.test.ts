@@ -41,7 +41,8 @@ describe('migration: recipients one row per central (issue 12)', function () {
              (?, 'technician', 1, 11, 'realtime', 1.5, now(), '2026-11-27T03:00:00Z'),
              (?, 'technician', 2, 21, 'realtime', 3.5, now(), null)`, [offer, offer, offer, offer]);
 
-    await orm.migrator.up();
+    // up to this migration only: `down` below undoes it, whatever later migrations exist
+    await orm.migrator.up({ to: 'Migration20261127030000_recipients_per_central' });
     const rows = await q<{ central_id: number; channel: string; technician_ids: number[]; technician_km: number[]; technicians_notified_at: string | null }>(
       `select central_id, channel, technician_ids, technician_km, technicians_notified_at from offer_recipient order by central_id`,
     );

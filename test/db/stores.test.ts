@@ -44,6 +44,9 @@ describe('stores: each table’s statements in src/db/stores', () => {
     for (const file of [...tsFiles(join(ROOT, 'src')), ...tsFiles(join(ROOT, 'workers'))]) {
       const path = rel(file);
       if (path.startsWith('src/db/stores/') || path.startsWith('src/db/migrations/')) continue;
+      // The demo is an outside client of the service (it imports none of it): it reads the SMS outbox the way
+      // docs/operations.md tells an operator to, with its own connection.
+      if (path.startsWith('src/demo/')) continue;
       const text = readFileSync(file, 'utf8');
       for (const table of all) {
         if (!new RegExp(`\\b(from|into|update|join)\\s+"?${table}"?\\b`, 'i').test(text)) continue;

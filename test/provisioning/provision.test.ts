@@ -158,6 +158,17 @@ describe('provisioning', () => {
     expect(edge.covered).to.equal(false);
   });
 
+  it('writes a technician’s status (D20): ACTIVO by default, INACTIVO when the document says so, and back', async () => {
+    summaryOf(await provision(em(), demoDocument()));
+    expect((await em().findOneOrFail(Technician, { dni: '1020304050' })).status).to.equal('ACTIVO');
+    const doc = demoDocument();
+    doc.technicians![0].status = 'INACTIVO';
+    expect(summaryOf(await provision(em(), doc)).technicians).to.deep.equal({ created: 0, updated: 1, unchanged: 1 });
+    expect((await em().findOneOrFail(Technician, { dni: '1020304050' })).status).to.equal('INACTIVO');
+    expect(summaryOf(await provision(em(), demoDocument())).technicians).to.deep.equal({ created: 0, updated: 1, unchanged: 1 });
+    expect((await em().findOneOrFail(Technician, { dni: '1020304050' })).status).to.equal('ACTIVO');
+  });
+
   it("keeps a technician's live position and rating on later runs", async () => {
     summaryOf(await provision(em(), demoDocument()));
     const e = em();
@@ -241,6 +252,14 @@ describe('provisioning', () => {
       '/gazetteer/34/address: duplicate of /gazetteer/2/address',
     ]);
     expect(await rowCounts(em())).to.deep.equal(EMPTY_COUNTS);
+  });
+
+  it('a urlApi with a user or password is refused, nothing written (issue 29 item 9)', async () => {
+    const user = (username: string, urlApi: string) => ({ username, password: 'x', status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', urlApi });
+    const before = await em().count(ApiUser);
+    const problems = problemsOf(await provision(em(), { apiUsers: [user('otro', 'http://admin:secreto@127.0.0.1:4010'), user('otro-mas', 'http://token@127.0.0.1:4011')] }));
+    expect(problems).to.deep.equal(['/apiUsers/0/urlApi: must not carry a user or password', '/apiUsers/1/urlApi: must not carry a user or password']);
+    expect(await em().count(ApiUser)).to.equal(before);
   });
 
   it("an API key still held by a user the document does not name is refused", async () => {

@@ -13,6 +13,7 @@ import { wakeStateNotification } from '../../src/domain/notifications/enqueue.js
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { pruneDeliveries } from '../../src/domain/deliveries/log.js';
 import { pruneTracking } from '../../src/domain/tracking/codes.js';
+import { pruneTechnicianTokens } from '../../src/auth/technicianToken.js';
 import type { Runtime } from '../../src/domain/ports.js';
 import type { JobRegistry } from '../../src/queues/registry.js';
 import type { Handler } from './index.js';
@@ -52,6 +53,8 @@ export const prune: Handler<Payloads['prune']> = async (rt) => {
   if (pruned.attempts || pruned.deliveries) rt.log.info({ pruned, days: rt.config.deliveryRetentionDays }, 'delivery log pruned');
   const tracking = await pruneTracking(rt.orm.em.fork());
   if (tracking.requests || tracking.codes) rt.log.info({ pruned: tracking }, 'tracking requests and codes pruned');
+  const tokens = await pruneTechnicianTokens(rt.orm.em.fork());
+  if (tokens) rt.log.info({ pruned: tokens }, 'expired technician tokens pruned');
 };
 
 export const sweep: Handler<Payloads['sweep']> = async (rt) => {

@@ -54,7 +54,7 @@ export const DeliveryEntry = named('DeliveryEntry', {
         required: ['intento', 'actor', 'fecha', 'requestHeaders', 'statusCode', 'latenciaMs', 'respuesta', 'error'],
         properties: {
           intento: { type: 'integer' },
-          actor: str(200),
+          actor: { ...str(200), description: '`system`, or `operator` for a resend by hand (which operator is not said to the tenant)' },
           fecha: date,
           requestHeaders: headers,
           statusCode: nint,

@@ -141,6 +141,12 @@ export function asyncApiDocument(): JsonObject {
       securitySchemes: {
         generator: { type: 'http', scheme: 'basic', description: 'Authorization: Basic, as the HTTP API; needs /oferta' },
         technician: { type: 'httpApiKey', name: 'x-apikey', in: 'header', description: 'its central’s key, plus x-dni-tecnico: <its document>' },
+        technicianToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Authorization: Bearer <its own token from POST /tecnicos/token> (D20): the socket is that technician’s alone; closed (4401) within TECHNICIAN_TOKEN_RECHECK_MS once the token is expired or revoked. On (re)connect it receives again `offer.new` for each open offer published to it and not answered, and `service.assigned` for its active service.',
+        },
         operator: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Authorization: Bearer, or ?token= for browsers' },
         customer: { type: 'httpApiKey', name: 'tracking', in: 'query', description: '?tracking=<tracking token> from POST /tracking/track (D14), or the customer page’s httpOnly cookie' },
       },

@@ -6,6 +6,8 @@
  */
 import type { JSONSchema } from 'json-schema-to-ts';
 import { AUTH_MESSAGES } from '../../auth/credentials.js';
+import { TECHNICIAN_AUTH_MESSAGES } from '../../auth/technician.js';
+import { TECHNICIAN_TOKEN_MESSAGES } from '../../auth/technicianToken.js';
 import { TRACKING_MESSAGES } from '../customer/messages.js';
 import { INTEGRITY_MESSAGES, MESSAGES, OPERATOR_LOGIN_REQUIRED } from '../../envelopes.js';
 import { CUSTOMER_SCHEMAS } from '../customer/tracking.js';
@@ -41,7 +43,9 @@ const SECURITY: Record<Auth, Array<Record<string, string[]>>> = {
   apiKey: [{ apiKey: [] }],
   basicOrJwt: [{ bearerJwt: [] }, { basicAuth: [] }],
   operator: [{ bearerJwt: [] }, { operatorCookie: [] }],
-  chat: [{ trackingToken: [] }, { apiKey: [], dniTecnico: [] }, { basicAuth: [] }, { bearerJwt: [] }],
+  chat: [{ trackingToken: [] }, { technicianToken: [] }, { apiKey: [], dniTecnico: [] }, { basicAuth: [] }, { bearerJwt: [] }],
+  apiKeyOrTechnician: [{ technicianToken: [] }, { apiKey: [] }],
+  technician: [{ technicianToken: [] }, { apiKey: [], dniTecnico: [] }],
   none: [],
 };
 
@@ -60,7 +64,14 @@ const SECURITY_SCHEMES = {
   bearerJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'An operator’s session from POST /users/login (spec 5.3, D15).' },
   operatorCookie: { type: 'apiKey', in: 'cookie', name: 'operator_token', description: 'The same JWT as an httpOnly cookie, set at login (operator pages).' },
   trackingToken: { type: 'http', scheme: 'bearer', description: 'The customer’s tracking token from POST /tracking/track (D14).' },
-  dniTecnico: { type: 'apiKey', in: 'header', name: 'x-dni-tecnico', description: 'With the central’s x-apikey: the technician assigned to the service (D14).' },
+  dniTecnico: { type: 'apiKey', in: 'header', name: 'x-dni-tecnico', description: 'With the central’s x-apikey: the technician assigned to the service (D14), or the one calling (D20).' },
+  technicianToken: {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'tec_ + 43 base64url characters',
+    description:
+      'A technician’s own token from POST /tecnicos/token (D20): 12 hours, refused at once when the technician or its central’s API user is INACTIVO or the central’s key changes; failures as `{status: false, msg, timestamp}`.',
+  },
   integrityTimestamp: {
     type: 'apiKey',
     in: 'header',
@@ -129,11 +140,21 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
       out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(RateLimited)] } };
       break;
     case 'apiKey':
+    case 'apiKeyOrTechnician':
+    case 'technician':
       alternative(400, { description: 'A key or x-dni-tecnico with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples([AUTH_MESSAGES.keyUnstorable]) });
       out[401] = { description: 'Key missing, wrong, or its user inactive (spec 5.2)', schema: KeyError, examples: keyExamples(AUTH_MESSAGES_EXAMPLES.key401) };
       out[403] = { description: 'The endpoint is not enabled for the key (spec 5.2)', schema: KeyError, examples: keyExamples(AUTH_MESSAGES_EXAMPLES.key403) };
       out[500] = { description: 'Internal failure of the key check (spec 5.2), or unhandled error', schema: { anyOf: [ref(KeyError), ref(SystemError)] } };
       out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(KeyError), ref(RateLimited)] } };
+      if (op.auth !== 'apiKey') {
+        // D20: the technician's token, refused in the key envelope
+        alternative(401, { description: 'The technician’s token unknown, expired or revoked (D20)', schema: KeyError, examples: { technicianToken: keyExamples([TECHNICIAN_TOKEN_MESSAGES.invalid]).e1 } });
+      }
+      if (op.auth === 'technician') {
+        alternative(401, { description: 'x-dni-tecnico missing (D20)', schema: KeyError, examples: { dniMissing: keyExamples([TECHNICIAN_AUTH_MESSAGES.dniMissing]).e1 } });
+        alternative(403, { description: 'x-dni-tecnico names none of the central’s technicians', schema: KeyError, examples: { technicianUnknown: keyExamples([TECHNICIAN_AUTH_MESSAGES.technicianUnknown]).e1 } });
+      }
       break;
     case 'basicOrJwt':
       alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
@@ -295,6 +316,7 @@ export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenA
     tags: [
       { name: 'Ofertas', description: 'Offers and responses (spec 4.1–4.3)' },
       { name: 'Servicio', description: 'The service after acceptance (spec 4.4, 4.8)' },
+      { name: 'Proveedores', description: 'The provider’s side: centrals and their technicians, each with a credential of its own (D20)' },
       { name: 'Consultas', description: 'Queries (spec 4.5–4.7)' },
       { name: 'Operadores', description: 'Operators (D15)' },
       { name: 'Seguimiento', description: 'The customer follows its service with an SMS code (D14); every request signed (D13)' },

@@ -57,7 +57,7 @@ export const updatePosition = operation({
   operationId: 'updateTechnicianPosition',
   summary: 'A central reports one of its technicians’ position and availability (D8)',
   tag: 'Servicio',
-  auth: 'apiKey',
+  auth: 'apiKeyOrTechnician',
   envelope: 'data',
   input: { schema: PositionInput, from: 'json' },
   invalid: { message: positionMessage },

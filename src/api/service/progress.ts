@@ -52,7 +52,7 @@ export const reportProgress = operation({
   operationId: 'reportProgress',
   summary: 'The assigned central reports progress: EN_CAMINO, EN_SITIO (D11)',
   tag: 'Servicio',
-  auth: 'apiKey',
+  auth: 'apiKeyOrTechnician',
   envelope: 'data',
   input: { schema: ProgressInput, from: 'json' },
   invalid: { message: progressMessage },

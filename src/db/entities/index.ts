@@ -97,6 +97,8 @@ export const Technician = defineEntity({
     busyOfferUuid: p.uuid().nullable(),
     /** the rate it was provisioned with, averaged once with every survey (D14) */
     initialRate: num().nullable(),
+    /** INACTIVO: gets no offers, its tokens are refused (D20) */
+    status: p.enum(['ACTIVO', 'INACTIVO'] as const).default('ACTIVO'),
   },
 });
 export type Technician = InferEntity<typeof Technician>;

@@ -401,6 +401,20 @@ export async function overdueExpiriesPage(em: EntityManager, agoMs: number, curs
   return em.execute<KeysetRow[]>(OVERDUE_EXPIRIES, [agoMs, ...pageParams(cursor, limit)]);
 }
 
+const ACTIVE_SERVICE_OF_TECHNICIAN = prepared(`
+  select o.uuid from technician t join offer o on o.uuid = t.busy_offer_uuid
+   where t.id = $1 and o.assigned_technician_id = $1 and o.state in ('ASIGNADA', 'EN_CAMINO', 'EN_SITIO')`);
+
+/**
+ * The service this technician is doing (D16 holds it from ASIGNADA on), with
+ * its service type and technician loaded; null: none.
+ */
+export async function activeServiceOfTechnician(em: EntityManager, technicianId: number): Promise<Offer | null> {
+  const [row] = await sql<{ uuid: string }>(em, ACTIVE_SERVICE_OF_TECHNICIAN, [technicianId]);
+  if (!row) return null;
+  return em.findOne(Offer, { uuid: row.uuid }, { populate: ['serviceType', 'assignedTechnician'] });
+}
+
 // --- the provider's reading (D20) ---
 
 /** An offer as the central's service list reads it: its `servicio`'s fields, its state, central and technician. */

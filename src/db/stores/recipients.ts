@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OfferRecipient } from '../entities/index.js';
-import { prepared, sql } from '../sql.js';
+import { prepared, readDate, sql } from '../sql.js';
 
 /** The recipients recorded for offer $1, in one pass over its rows: centrals, technicians, and whether any of them is still untold. */
 export const RECIPIENT_COUNTS = `select count(*) as centrals, coalesce(sum(cardinality(r.technician_ids)), 0) as technicians,
@@ -102,4 +102,53 @@ export async function recipientTimeline(em: EntityManager, offerUuid: string): P
 /** An offer's recipient rows as entities, with their central and push, in the order they were recorded (operators). */
 export async function loadOfferRecipients(em: EntityManager, offerUuid: string): Promise<OfferRecipient[]> {
   return em.find(OfferRecipient, { offer: offerUuid }, { populate: ['central', 'delivery'], orderBy: { id: 'asc' } });
+}
+
+/** An offer still open that was published to a technician, as `offer.new` reads it, with the technician's distance. */
+export interface OpenOfferForTechnicianRow {
+  uuid: string;
+  serviceTypeId: number;
+  originLat: number;
+  originLng: number;
+  priority: boolean;
+  deadlineAt: Date | null;
+  descripcionServicio: string;
+  direccionOrigen: string | null;
+  ciudad: string | null;
+  departamento: string | null;
+  direccionDestino: string | null;
+  destLat: number | null;
+  destLng: number | null;
+  observaciones: string | null;
+  puntoReferenciaOrigen: string | null;
+  puntoReferenciaDestino: string | null;
+  fechaCita: string | null;
+  horaCita: string | null;
+  distanceKm: number;
+}
+
+const OPEN_OFFERS_OF_TECHNICIAN = prepared(`
+  select o.uuid, o.service_type_id as "serviceTypeId", o.origin_lat as "originLat", o.origin_lng as "originLng", o.priority,
+         o.deadline_at as "deadlineAt", o.descripcion_servicio as "descripcionServicio", o.direccion_origen as "direccionOrigen",
+         o.ciudad, o.departamento, o.direccion_destino as "direccionDestino", o.dest_lat as "destLat", o.dest_lng as "destLng",
+         o.observaciones, o.punto_referencia_origen as "puntoReferenciaOrigen", o.punto_referencia_destino as "puntoReferenciaDestino",
+         o.fecha_cita as "fechaCita", o.hora_cita as "horaCita", u.km as "distanceKm"
+    from offer o
+    join offer_recipient r on r.offer_uuid = o.uuid
+    cross join lateral unnest(r.technician_ids, r.technician_km) as u(id, km)
+   where o.state = 'ABIERTA'
+     and r.technicians_notified_at is not null
+     and $1::int = any(r.technician_ids)
+     and u.id = $1::int
+     and not exists (select 1 from offer_response x where x.offer_uuid = o.uuid and x.central_id = r.central_id)
+   order by o.created_at, o.uuid`);
+
+/**
+ * The offers still ABIERTA whose `offer.new` was published to this technician
+ * and that its central has not answered (one response per central and offer,
+ * D4): a technician's open work (D20).
+ */
+export async function openOffersOfTechnician(em: EntityManager, technicianId: number): Promise<OpenOfferForTechnicianRow[]> {
+  const rows = await sql<OpenOfferForTechnicianRow>(em, OPEN_OFFERS_OF_TECHNICIAN, [technicianId]);
+  return rows.map((r) => ({ ...r, deadlineAt: readDate(em, r.deadlineAt), distanceKm: Number(r.distanceKm) }));
 }

@@ -78,9 +78,13 @@ export async function setTechnicianPosition(
  * central's technician (a central never speaks for another one, D4). One
  * indexed join: reconnect storms make it the socket upgrade's hot path.
  */
-export async function technicianOfApiUser(em: EntityManager, dni: string, apiUserId: number): Promise<{ id: number; dni: string; nit: string } | null> {
-  const [tech] = await em.execute<Array<{ id: number; dni: string; nit: string }>>(
-    'select t.id, t.dni, c.nit from technician t join central c on c.id = t.central_id where t.dni = ? and c.api_user_id = ?',
+export async function technicianOfApiUser(
+  em: EntityManager,
+  dni: string,
+  apiUserId: number,
+): Promise<{ id: number; dni: string; nit: string; status: 'ACTIVO' | 'INACTIVO' } | null> {
+  const [tech] = await em.execute<Array<{ id: number; dni: string; nit: string; status: 'ACTIVO' | 'INACTIVO' }>>(
+    'select t.id, t.dni, c.nit, t.status from technician t join central c on c.id = t.central_id where t.dni = ? and c.api_user_id = ?',
     [dni, apiUserId],
   );
   return tech ?? null;
@@ -153,6 +157,7 @@ export function candidatesSql(q: CandidateQuery): { sql: string; params: unknown
       select t.id, t.dni, t.central_id, st_distance(t.position, ${POINT}::geography) as distance_m
         from technician t
        where t.available
+         and t.status = 'ACTIVO'
          and t.busy_offer_uuid is null
          and t.central_id = any(array(select central_id from covering))
          and (?::int = 0 or t.position_at >= now() - make_interval(secs => ?::int))
@@ -234,6 +239,7 @@ const CANDIDATES_MANY = prepared(`
           select t.id, t.dni, t.central_id, st_distance(t.position, ${MANY_POINT}::geography) as distance_m
             from technician t
            where t.available
+         and t.status = 'ACTIVO'
              and t.busy_offer_uuid is null
              and t.central_id = any(array(select c.central_id from covering c where c.k = o.k))
              and (o.max_age_s = 0 or t.position_at >= now() - make_interval(secs => o.max_age_s))

@@ -47,7 +47,10 @@ export const PAGE_SIZE = 50;
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-async function withAttempts(em: EntityManager, rows: LoggedDeliveryRow[]): Promise<DeliveryView[]> {
+/** Who made an attempt, as a tenant may see it: `system`, or `operator` without naming the person (D15, D18). */
+export const tenantActor = (actor: string): string => (actor.startsWith('operator:') ? 'operator' : actor);
+
+async function withAttempts(em: EntityManager, rows: LoggedDeliveryRow[], actorOf: (actor: string) => string = (a) => a): Promise<DeliveryView[]> {
   const attempts = rows.length ? await attemptsOf(em, rows.map((r) => r.id)) : [];
   return rows.map((r) => ({
     id: r.id,
@@ -66,7 +69,7 @@ async function withAttempts(em: EntityManager, rows: LoggedDeliveryRow[]): Promi
       .filter((a) => a.delivery_id === r.id)
       .map((a) => ({
         intento: a.attempt,
-        actor: a.actor,
+        actor: actorOf(a.actor),
         fecha: iso(a.at)!,
         requestHeaders: a.request_headers,
         statusCode: a.status_code,
@@ -84,7 +87,7 @@ export async function receiverDeliveries(
   q: { uuid?: string; estado?: string; page: number },
 ): Promise<{ page: number; pageSize: number; total: number; deliveries: DeliveryView[] }> {
   const { rows, total } = await receiverDeliveryPage(em, receiverId, q, PAGE_SIZE, (q.page - 1) * PAGE_SIZE);
-  return { page: q.page, pageSize: PAGE_SIZE, total, deliveries: await withAttempts(em, rows) };
+  return { page: q.page, pageSize: PAGE_SIZE, total, deliveries: await withAttempts(em, rows, tenantActor) };
 }
 
 /** Every delivery of an offer (the operator's timeline), in the order they were planned. */

@@ -2,8 +2,8 @@
  * Who takes part in a service's chat (D14), and on which service: the route's
  * `:expediente` resolved to its offer, and the caller to a ChatViewer.
  * - the customer: `Authorization: Bearer <tracking token>` naming that service;
- * - the assigned technician: its central's `x-apikey` plus `x-dni-tecnico`
- *   (the key's endpoint list does not gate chat);
+ * - the assigned technician: its own bearer token (D20), or its central's
+ *   `x-apikey` plus `x-dni-tecnico` (the key's endpoint list does not gate chat);
  * - the generator that owns the offer: HTTP Basic (reads only);
  * - an operator: `Authorization: Bearer <JWT>` (reads only).
  * A caller that takes no part in the service gets 404 EXPEDIENTE NO
@@ -23,6 +23,7 @@ import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../../limits.js';
 import type { Runtime } from '../../domain/ports.js';
 import { TECHNICIAN_AUTH_MESSAGES } from '../../auth/technician.js';
+import { authenticateTechnicianToken, isTechnicianToken } from '../../auth/technicianToken.js';
 import { isStorableText } from '../../text.js';
 import type { AppState } from '../context.js';
 import { controllerError, keyError } from '../../envelopes.js';
@@ -47,7 +48,12 @@ export function chatAuth(rt: Pick<Runtime, 'orm' | 'config'>): Middleware<AppSta
     const offer = await findExpediente(em, String(ctx.params.expediente ?? ''));
     let viewer: ChatViewer;
     let takesPart: boolean;
-    if (bearer && JWT_SHAPE.test(bearer)) {
+    if (bearer && isTechnicianToken(bearer)) {
+      // checked against the current state on every use (D20); a colleague's service is a stranger's
+      const cred = await authenticateTechnicianToken(em, bearer, null);
+      viewer = { kind: 'tecnico', technicianId: cred.technicianId };
+      takesPart = !!offer?.codigoServicio && offer.assignedTechnician?.id === cred.technicianId;
+    } else if (bearer && JWT_SHAPE.test(bearer)) {
       const op = await operatorOfToken(em, bearer, rt.config.jwtSecret);
       if (!op) throw controllerError(401, AUTH_MESSAGES.basicInvalid);
       viewer = { kind: 'operador' };

@@ -172,6 +172,12 @@ describe('webhooks: every state, standard signatures, the delivery log (issue 11
     expect(verifyWith(WHSEC)(rcv.calls[0])).to.include({ estado: 'EN_CAMINO' });
     const [last] = await em().execute<Array<{ actor: string; status_code: number }>>(`select actor, status_code from webhook_attempt where delivery_id = ? order by id desc limit 1`, [d.id]);
     expect(last).to.deep.equal({ actor: 'operator:root', status_code: 200 });
+    // The tenant's own log says an operator resent it, never which one (issue 29 item 9).
+    const own = await app.client.get(`api/v3/webhooks/deliveries?uuid=${offer.uuid}`, { headers: { authorization: gen.auth } });
+    const ownAttempts = (bodyOf(own).data as { deliveries: Array<{ attempts: Array<{ actor: string }> }> }).deliveries[0].attempts;
+    expect(ownAttempts.map((a) => a.actor).at(-1)).to.equal('operator');
+    expect(ownAttempts.slice(0, -1).every((a) => a.actor === 'system')).to.equal(true);
+    expect(JSON.stringify(bodyOf(own))).to.not.include('root');
     const [row] = await em().execute<Array<{ state: string }>>(`select state from webhook_delivery where id = ?`, [d.id]);
     expect(row.state).to.equal('ok');
     await em().execute(`update webhook_delivery set state = 'pending' where id = ?`, [d.id]);
