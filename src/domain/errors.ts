@@ -46,6 +46,12 @@ export interface DomainErrorFacts {
   'acceptance.coordinate-out-of-range': { field: string; axis: Axis };
   /** D2: no coordinates given and no position ever reported */
   'acceptance.position-unknown': { technicianId: number };
+  /** D20: the offer was never distributed to the answering central */
+  'acceptance.not-a-recipient': { nit: string };
+  /** D20: the technician named is held by another service (D16) */
+  'acceptance.technician-busy': { dni: string };
+  /** D20: the arrival time is below the straight-line distance at 120 km/h */
+  'acceptance.arrival-implausible': { minutes: number; least: number };
   /** D11 */
   'progress.coordinates-invalid': Record<string, never>;
   /** D8 */

@@ -103,3 +103,8 @@ export async function recipientTimeline(em: EntityManager, offerUuid: string): P
 export async function loadOfferRecipients(em: EntityManager, offerUuid: string): Promise<OfferRecipient[]> {
   return em.find(OfferRecipient, { offer: offerUuid }, { populate: ['central', 'delivery'], orderBy: { id: 'asc' } });
 }
+
+/** D20: whether offer `offerUuid` was distributed to central `centralId` (PUT /aceptacion's transactional path). */
+export async function isRecipient(em: EntityManager, offerUuid: string, centralId: number): Promise<boolean> {
+  return (await em.count(OfferRecipient, { offer: offerUuid, central: centralId })) > 0;
+}
