@@ -35,6 +35,7 @@ import { assignDirectly } from './service/directAssignment.js';
 import { finalizeService } from './service/finalize.js';
 import { updatePosition } from './service/position.js';
 import { reportProgress } from './service/progress.js';
+import { changeTechnician } from './providers/changeTechnician.js';
 import { metricsEndpoint } from './deliveries/metrics.js';
 import { asyncApiDocument, docsAsset, docsPage, health, openApiDocument } from './system/system.js';
 
@@ -49,6 +50,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   addAddress,
   assignDirectly,
   reportProgress,
+  changeTechnician,
   updatePosition,
   finalizeService,
   listServiceTypes,

@@ -192,7 +192,7 @@ describe('PUT /aceptacion: one set of checks for the quick and the transactional
         'acceptance.position-unknown',
         'acceptance.technician-not-found',
         'acceptance.not-a-recipient',
-        'acceptance.technician-busy',
+        'technician.busy',
         'acceptance.arrival-implausible',
         JSON.stringify({ kind: 'accepted', paymentPending: false }),
         JSON.stringify({ kind: 'recorded' }),

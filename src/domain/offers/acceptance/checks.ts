@@ -81,7 +81,7 @@ export function leastArrivalMinutes(distanceM: number): number {
 function implausible(a: AcceptanceRequest, f: AcceptanceCheckFacts, own: boolean): DomainError | null {
   if (!own && !f.recipient) return new DomainError('acceptance.not-a-recipient', { nit: a.dniPrestador });
   const busy = f.technician?.busyOfferUuid ?? null;
-  if (busy !== null && busy !== a.offerUuid) return new DomainError('acceptance.technician-busy', { dni: a.dniTecnico });
+  if (busy !== null && busy !== a.offerUuid) return new DomainError('technician.busy', { dni: a.dniTecnico });
   if (a.minutes !== null && f.distanceM !== null) {
     const least = leastArrivalMinutes(f.distanceM);
     if (a.minutes < least) return new DomainError('acceptance.arrival-implausible', { minutes: a.minutes, least });
