@@ -17,10 +17,7 @@
  * (src/domain/offers/selection/evaluation.ts), so when many are due together
  * the jobs queue briefly and the next one takes a larger batch and withdraws
  * the jobs of the rest, instead of small transactions competing for the CPU
- * and the pool (measured: deadline → 6.1 request p50 ~500 → ~100 ms for 500
- * windows closing within 3 s with 4 instead of 50; one instead of 4 cut the
- * time-critical worker's CPU per offer by a quarter at the sustained rate,
- * docs/decisions.md, "Auction under load", fifteenth part). A job waiting for
+ * and the pool (docs/decisions.md AUC-22). A job waiting for
  * its own offer's lock (a response being written) holds the next closings
  * that long. `npm start` runs these two queues in their own process
  * (src/main/all.ts).

@@ -9,7 +9,7 @@
  *
  * An entry is the verified entity itself, handed to every request of this
  * process that presents the same credentials until it expires: a hit costs no
- * EntityManager and no copy (issue 12, fourteenth part). Nothing writes to an
+ * EntityManager and no copy (docs/decisions.md AUC-20). Nothing writes to an
  * authenticated user (provisioning changes users through its own lookups), so
  * the requests that share it only read it.
  */

@@ -1,10 +1,9 @@
 /**
  * A statement sent straight to the pg driver, with `$1`… parameters, for the
- * hot paths of issue 12 (the closing of windows, the 6.1's record, the
- * offer's INSERT, the acceptance). `em.execute` formats every parameter into
- * the SQL text (MikroORM) and then goes through knex: measured in-process at
- * ~285 µs of CPU per statement, against ~55 µs for the same statement through
- * the driver (docs/decisions.md, "Auction under load", eighth part). The
+ * hot paths (the closing of windows, the 6.1's record, the offer's INSERT,
+ * the acceptance). `em.execute` formats every parameter into the SQL text
+ * (MikroORM) and then goes through knex, several times the CPU of the same
+ * statement through the driver (docs/decisions.md AUC-16). The
  * statement runs on the caller's transaction when it runs one (its
  * connection, so it sees and takes part in what the transaction does), else
  * on a connection of the ORM's pool. Values go as the driver sends them: a
@@ -15,8 +14,8 @@
  * A statement made by `prepared` is parsed and planned by PostgreSQL once per
  * connection and then only bound and run (after five runs PostgreSQL keeps
  * its generic plan when that plan is estimated no worse than the custom
- * ones): measured at 427 µs of the backend's CPU per offer INSERT unprepared,
- * 240 µs prepared (docs/decisions.md, "Auction under load", ninth part). Only
+ * ones), which saves the backend's parsing and planning on every run
+ * (docs/decisions.md AUC-16). Only
  * for texts fixed in the code: each distinct text stays prepared on every
  * connection that ran it, so a text built per call would grow without bound.
  */

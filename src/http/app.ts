@@ -3,8 +3,8 @@
  * drained → request id → errors → timeout → unknown-route body → version
  * redirects → health and the API documents → operator pages → the customer
  * page → JSON body → the /api/v3 routes. No ORM request context: each
- * middleware and route forks the EntityManager it uses (docs/decisions.md,
- * issue 12, fourteenth part).
+ * middleware and route forks the EntityManager it uses (docs/decisions.md
+ * AUC-19).
  */
 import Koa from 'koa';
 import { randomUUID } from 'node:crypto';

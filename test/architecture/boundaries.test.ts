@@ -146,7 +146,7 @@ export const LAYERS: string[][] = [
   ['src/provisioning'],
   ['src/api'],
   ['src/http', 'src/realtime'],
-  ['src/main', 'src/cli'],
+  ['src/main', 'src/cli', 'src/demo'],
   ['workers'],
 ];
 

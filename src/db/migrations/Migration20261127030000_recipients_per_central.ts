@@ -3,11 +3,9 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * An offer's recipients as one row per covering central, its technicians in
  * two arrays on that row (ids and distances, nearest first) with one mark of
- * when they were published (issue 12, tenth part). A row per technician cost
- * three foreign-key checks and four index entries each: per offer of 50
- * technicians, 0.83 ms of PostgreSQL's CPU to insert and 0.42 ms to claim,
- * against 0.06 ms and 0.02 ms for the arrays (docs/decisions.md, "Auction
- * under load", tenth part). Every technician of a distribution belongs to a
+ * when they were published: a row per technician cost three foreign-key
+ * checks and four index entries each (docs/decisions.md AUC-13; figures in
+ * docs/performance-journal.md). Every technician of a distribution belongs to a
  * covering central, so each has its central's row; existing rows are folded
  * into it (a row added for a central only its technicians named).
  */

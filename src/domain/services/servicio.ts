@@ -6,14 +6,8 @@
  */
 import type { Offer, Stop, VehicleData } from '../../db/entities/index.js';
 
-export interface ServicioStop {
-  direccion: string | null;
-  latitud: number;
-  longitud: number;
-  puntoReferencia: string | null;
-  ciudad: string | null;
-  departamento: string | null;
-}
+/** A stop as the crew sees it: where, without when it was added. */
+export type ServicioStop = Omit<Stop, 'addedAt'>;
 
 export interface Servicio {
   uuid: string;
@@ -94,13 +88,6 @@ export function servicio(offer: ServicioSource, technician: { dni: string; names
   };
 }
 
-function stop(s: Stop): ServicioStop {
-  return {
-    direccion: s.direccion,
-    latitud: s.latitud,
-    longitud: s.longitud,
-    puntoReferencia: s.puntoReferencia,
-    ciudad: s.ciudad,
-    departamento: s.departamento,
-  };
+function stop({ addedAt: _addedAt, ...rest }: Stop): ServicioStop {
+  return rest;
 }

@@ -11,7 +11,7 @@
  */
 import type { ApiUser } from '../../../db/entities/index.js';
 import { DomainError } from '../../errors.js';
-import { profileEndpoint } from '../../../webhooks/deliveries.js';
+import { profileEndpoint } from '../../../webhooks/dispatch.js';
 import type { OfferState } from '../lifecycle/states.js';
 
 /** What D4.2–6 decide on; null where the party was not found. */

@@ -22,7 +22,7 @@ import { insertOfferRecords, knownServiceTypeIds, moveOfferRecords, type OfferIn
 import { holdTechniciansForOffers, holdTechnicianForOffer, releaseTechnicianOfOffer, releaseTechniciansOfOffers } from '../../../db/stores/technicians.js';
 import type { TransitionRecord } from '../../../db/stores/transitions.js';
 import { auditActor } from '../../../limits.js';
-import { deliveryRow, insertDeliveries, type DeliveryRow } from '../../../webhooks/deliveries.js';
+import { deliveryRow, insertDeliveries, type DeliveryRow } from '../../../db/stores/deliveries.js';
 import { stateNoticeFacts, stateNotices, type NoticeReceiver, type Novelty } from '../../notifications/plan.js';
 import { announceOnCommit, requireCommitSteps, type Announcement } from './announce.js';
 import { freeServiceCodes, type ServiceCodes } from './codes.js';

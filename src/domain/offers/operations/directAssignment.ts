@@ -17,7 +17,7 @@ import { draftOffer, type OfferInput } from '../create/input.js';
 import { prepareOffer } from '../create/prepare.js';
 import { insertOffer } from '../create/write.js';
 import { offerFields } from '../../distribution/payload.js';
-import { profileEndpoint } from '../../../webhooks/deliveries.js';
+import { profileEndpoint } from '../../../webhooks/dispatch.js';
 
 export type DirectAssignmentInput = OfferInput & { dniPrestador: string; dniTecnico?: string };
 

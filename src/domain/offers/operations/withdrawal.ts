@@ -8,7 +8,7 @@
 import type { ApiUser } from '../../../db/entities/index.js';
 import type { Runtime } from '../../ports.js';
 import { jobId } from '../../../queues/registry.js';
-import { failPending } from '../../../webhooks/deliveries.js';
+import { failPending } from '../../../db/stores/deliveries.js';
 import { publishOfferEvent } from '../lifecycle/events.js';
 import { lockOwnOffer, offerNotFound } from '../lifecycle/ownership.js';
 import { canMove, refusedMove } from '../lifecycle/stateMachine.js';

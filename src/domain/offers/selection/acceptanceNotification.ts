@@ -10,16 +10,8 @@ import type { Config } from '../../../../config/index.js';
 import type { ApiUser, Offer, OfferResponse } from '../../../db/entities/index.js';
 import type { Reservation } from '../../ports.js';
 import type { Runtime } from '../../ports.js';
-import {
-  attemptDelivery,
-  claimPending,
-  createDelivery,
-  failAbandoned,
-  loadDelivery,
-  profileEndpoint,
-  unfinishedOf,
-  type ClaimedDelivery,
-} from '../../../webhooks/deliveries.js';
+import { claimPending, createDelivery, loadDelivery, unfinishedOf, type ClaimedDelivery } from '../../../db/stores/deliveries.js';
+import { attemptDelivery, failAbandoned, profileEndpoint } from '../../../webhooks/dispatch.js';
 import type { WebhookOutcome } from '../../../webhooks/send.js';
 import { acceptancePayload, type AcceptanceFacts } from './acceptancePayload.js';
 import { lockOffer } from '../lifecycle/stateMachine.js';

@@ -19,7 +19,7 @@ import type { Config } from '../../../../config/index.js';
 import { lockDueOffers, type LockedOfferRow } from '../../../db/stores/offers.js';
 import { closingResponsesOf } from '../../../db/stores/responses.js';
 import { selectionNovelties, type NoticeReceiver } from '../../notifications/plan.js';
-import { claimedAtWrite, deliveryRow, type ClaimedDelivery, type insertDeliveries } from '../../../webhooks/deliveries.js';
+import { claimedAtWrite, deliveryRow, type ClaimedDelivery, type insertDeliveries } from '../../../db/stores/deliveries.js';
 import { responseView } from '../acceptance/responses.js';
 import { requireCommitSteps, type OfferRef } from '../lifecycle/announce.js';
 import { applyMoves, assertMove, planMove, type MoveEffects } from '../lifecycle/moves.js';

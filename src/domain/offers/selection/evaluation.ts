@@ -24,7 +24,7 @@ import { selectionEvents } from './selection.js';
 import { scheduleExpiry } from '../create/schedule.js';
 import { closeWindows, lockDueWindows, type ClosedWindow } from './closing.js';
 import { expireLocked, lockExpired } from './expiry.js';
-import { offerStateAndUnfinished } from '../../../webhooks/deliveries.js';
+import { offerStateAndUnfinished } from '../../../db/stores/offers.js';
 
 const ACTOR = 'system:evaluation';
 /** the most windows one evaluation closes in one transaction */

@@ -11,15 +11,15 @@ import path from 'node:path';
 import { check } from 'recheck';
 import type Router from '@koa/router';
 import { randomUUID } from 'node:crypto';
-import { createApp } from '../../src/http/app.js';
-import { INCOMING_DOC, OUTGOING, asyncApiDocument } from '../../src/api/document/asyncapi.js';
-import { buildDocument, openApiDocument } from '../../src/api/document/openapi.js';
-import { acceptOffer } from '../../src/api/offers/acceptOffer.js';
-import { MOUNTED_OUTSIDE_ROUTER, OPERATIONS } from '../../src/api/operations.js';
-import { validatorOf } from '../../src/api/validation.js';
-import { koaPath } from '../../src/http/mount.js';
-import { isProtocolError, parseIncoming } from '../../src/realtime/protocol.js';
-import { startApp, type TestApp } from '../helpers/harness.js';
+import { createApp } from '../../../src/http/app.js';
+import { INCOMING_DOC, OUTGOING, asyncApiDocument } from '../../../src/api/document/asyncapi.js';
+import { buildDocument, openApiDocument } from '../../../src/api/document/openapi.js';
+import { acceptOffer } from '../../../src/api/offers/acceptOffer.js';
+import { MOUNTED_OUTSIDE_ROUTER, OPERATIONS } from '../../../src/api/operations.js';
+import { validatorOf } from '../../../src/api/validation.js';
+import { koaPath } from '../../../src/http/mount.js';
+import { isProtocolError, parseIncoming } from '../../../src/realtime/protocol.js';
+import { startApp, type TestApp } from '../../helpers/harness.js';
 
 type Node = Record<string, unknown>;
 

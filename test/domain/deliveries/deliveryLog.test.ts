@@ -7,14 +7,14 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { pruneDeliveries } from '../../src/domain/deliveries/log.js';
-import { resendDelivery } from '../../src/domain/deliveries/resend.js';
-import { evaluateOffer, expireOffer } from '../../src/domain/offers/selection/evaluation.js';
-import { makeApiUser } from '../helpers/factories.js';
-import type { TestApp } from '../helpers/harness.js';
-import { bodyOf, deliveriesOf, makeProvider, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
-import { startReceiver, type Receiver } from '../helpers/receiver.js';
-import { waitFor } from '../helpers/wait.js';
+import { pruneDeliveries } from '../../../src/domain/deliveries/log.js';
+import { resendDelivery } from '../../../src/domain/deliveries/resend.js';
+import { evaluateOffer, expireOffer } from '../../../src/domain/offers/selection/evaluation.js';
+import { makeApiUser } from '../../helpers/factories.js';
+import type { TestApp } from '../../helpers/harness.js';
+import { bodyOf, deliveriesOf, makeProvider, offerIn, startOps, type Generator, type Provider } from '../../helpers/ops.js';
+import { startReceiver, type Receiver } from '../../helpers/receiver.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const WHSEC = `whsec_${Buffer.from('a secret of thirty-two bytes!!!!').toString('base64')}`;
 const PLAIN = 'a-plain-webhook-secret';

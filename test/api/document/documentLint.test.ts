@@ -13,8 +13,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { asyncApiDocument } from '../../src/api/document/asyncapi.js';
-import { openApiDocument } from '../../src/api/document/openapi.js';
+import { asyncApiDocument } from '../../../src/api/document/asyncapi.js';
+import { openApiDocument } from '../../../src/api/document/openapi.js';
 
 const run = promisify(execFile);
 const require = createRequire(import.meta.url);
