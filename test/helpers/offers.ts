@@ -101,11 +101,19 @@ export async function closingParties(app: TestApp): Promise<{ gen: Generator; fa
 export async function distributeTo(em: EntityManager, offerUuid: string, ...to: ReadonlyArray<Responder | Central>): Promise<void> {
   if (!to.length) return;
   const ids = to.map((r) => ('central' in r ? r.central.id : r.id));
-  await em.getConnection().execute(
-    `insert into offer_recipient (offer_uuid, central_id, channel, technician_ids, technician_km, created_at)
-     select ?::uuid, c, 'none', '{}', '{}', now() from unnest(?::int[]) as c on conflict do nothing`,
-    [offerUuid, `{${ids.join(',')}}`],
-  );
+  // a distribution running meanwhile (workers) may write the same rows: a deadlock between the two is tried again
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await em.getConnection().execute(
+        `insert into offer_recipient (offer_uuid, central_id, channel, technician_ids, technician_km, created_at)
+         select ?::uuid, c, 'none', '{}', '{}', now() from unnest(?::int[]) as c on conflict do nothing`,
+        [offerUuid, `{${ids.join(',')}}`],
+      );
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== '40P01' || attempt === 3) throw err;
+    }
+  }
 }
 
 /** Waits until the distribution worker has recorded the offer's recipients (a central answers what reached it, D20). */
