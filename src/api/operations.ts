@@ -37,7 +37,7 @@ import { updatePosition } from './service/position.js';
 import { reportProgress } from './service/progress.js';
 import { changeTechnician } from './providers/changeTechnician.js';
 import { metricsEndpoint } from './deliveries/metrics.js';
-import { asyncApiDocument, docsAsset, docsPage, health, openApiDocument } from './system/system.js';
+import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, openApiDocument } from './system/system.js';
 
 /** Every operation, in the order the document lists them. */
 export const OPERATIONS: readonly OperationDecl[] = [
@@ -62,6 +62,8 @@ export const OPERATIONS: readonly OperationDecl[] = [
   adminLogin,
   adminQueues,
   health,
+  healthLive,
+  healthReady,
   openApiDocument,
   asyncApiDocument,
   docsPage,

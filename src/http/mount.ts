@@ -119,7 +119,9 @@ export const koaPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1
 
 /** A router with every route mounted in its declared shape. */
 export function routerOf(rt: Runtime, routes: readonly Route[]): Router<AppState> {
-  const router = new Router<AppState>();
+  // Paths match as the spec writes them: a case variant (`/SEGUIMIENTO`) is an unknown route (spec 4.9), not the
+  // same page served past the prefix checks that give pages their security headers.
+  const router = new Router<AppState>({ sensitive: true });
   for (const r of routes) {
     const chain: Middleware<AppState>[] = [];
     const { envelope, wording } = r.op;

@@ -10,6 +10,7 @@ import { offerFields } from '../../src/domain/distribution/payload.js';
 import { CODE_TTL_MS } from '../../src/domain/tracking/codes.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 import { integrityHeaders, signedCall } from '../helpers/integrity.js';
+import { nonceKey } from '../../src/http/middleware/integrity.js';
 import { bodyOf, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -90,6 +91,17 @@ describe('customer tracking (issue 9: D13, D14, D16)', () => {
       expect(bodyOf(bad).msg).to.equal('LA FIRMA DE INTEGRIDAD NO ES VÁLIDA');
       const good = await raw(integrityHeaders({ secret: SECRET, method: 'POST', target, body, nonce }));
       expect(bodyOf(good).msg).to.equal('EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ');
+    });
+
+    it('keeps a nonce as long as its timestamp is accepted: a timestamp in the future cannot be replayed once the nonce would have expired', async () => {
+      const future = Math.floor(Date.now() / 1000) + 290;
+      const nonce = randomUUID();
+      const first = await raw(integrityHeaders({ secret: SECRET, method: 'POST', target, body, timestamp: future, nonce }));
+      expect(bodyOf(first).msg).to.equal('EL TOKEN DE SEGUIMIENTO NO ES VÁLIDO O YA EXPIRÓ');
+      // The signed request stays acceptable until 300 s after its timestamp: the nonce must outlive that.
+      const ttl = await app.rt.redis.ttl(nonceKey(app.rt.config.queuePrefix, nonce));
+      expect(ttl).to.be.at.least(future + 300 - Math.floor(Date.now() / 1000));
+      expect(ttl).to.be.at.most(2 * 300 + 2);
     });
 
     it('signs the query string and an empty body', async () => {

@@ -79,3 +79,25 @@ describe('tracking abuse (issue 9)', () => {
     expect(codes.map((r) => r.h)).to.deep.equal(['b']);
   });
 });
+
+describe('the customer page’s forms and text PostgreSQL cannot store (D19, issue 29 item 9)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startApp({ env: { INTEGRITY_SECRET: SECRET } });
+  });
+  after(async () => app.close());
+
+  for (const [path, body] of [
+    ['seguimiento/codigo', 'expediente=SV-AA%00AA2&telefono=3001112233'],
+    ['seguimiento/codigo', 'expediente=SV-AAAAA2&telefono=300%00111'],
+    ['seguimiento/verificar', 'expediente=SV-AAAAA2&code=12%003456'],
+    ['seguimiento/verificar', 'expediente=SV-AAAAA2&code=123456&x%00=1'],
+  ] as const) {
+    it(`POST /${path} with ${body}: the form's 400 page, never a 500`, async () => {
+      const res = await app.client.post(path, { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, responseType: 'text' });
+      expect(res.statusCode).to.equal(400);
+      expect(String(res.headers['content-type'])).to.match(/^text\/html/);
+      expect(app.logs.filter((l) => Number(l.level) >= 50)).to.deep.equal([]);
+    });
+  }
+});

@@ -28,6 +28,19 @@ describe('HTTP edge', () => {
     expect(body.method).to.equal('GET');
   });
 
+  it('a case variant of a path is an unknown route, never a page served without its security headers (issue 29 item 9)', async () => {
+    for (const path of ['SEGUIMIENTO', 'Seguimiento/codigo', 'API/V3/DOCS', 'ADMIN/CONSOLE', 'Admin/Queues', 'API/V3/TYPES', 'api/v3/OFERTA']) {
+      const res = await app.client.get(path);
+      expect(res.statusCode, path).to.equal(404);
+      expect((res.body as unknown as Record<string, unknown>).error, path).to.equal('Ruta no encontrada');
+    }
+    for (const path of ['seguimiento', 'api/v3/docs']) {
+      const res = await app.client.get(path, { responseType: 'text' });
+      expect(res.statusCode, path).to.equal(200);
+      expect(res.headers['content-security-policy'], path).to.be.a('string');
+    }
+  });
+
   it('GET /types returns the bare array of service types to valid Basic credentials', async () => {
     const em = app.rt.orm.em.fork();
     await makeServiceType(em, { id: 1, type: 'GRUA', requiredOrigin: true, requiredDestination: true });

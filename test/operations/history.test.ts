@@ -82,6 +82,9 @@ describe('POST /queries/history and GET /queries/history-options (D7)', () => {
       [{ line: 'XYZ' }, 'La línea de negocio no existe.'],
       [{ line: 'VEH', estado: 'PERDIDA' }, 'El estado no es válido; los estados están en GET /queries/history-options.'],
       [{ line: 'VEH', desde: '10/11/2026' }, 'La fecha desde debe tener el formato AAAA-MM-DD o ser una fecha y hora ISO 8601.'],
+      // A leap second is a valid RFC 3339 date-time that no Date holds (issue 29 item 9): refused, never a 500.
+      [{ line: 'VEH', desde: '2016-12-31T23:59:60Z' }, 'La fecha desde debe tener el formato AAAA-MM-DD o ser una fecha y hora ISO 8601.'],
+      [{ line: 'VEH', hasta: '2016-12-31T23:59:60.5-05:00' }, 'La fecha hasta debe tener el formato AAAA-MM-DD o ser una fecha y hora ISO 8601.'],
       [{ line: 'VEH', pageSize: 501 }, 'El tamaño de página debe ser un entero entre 1 y 500.'],
       [{ line: 'VEH', page: 0 }, 'La página debe ser un entero entre 1 y 1000000.'],
       [{ line: 'VEH', page: 1e18 }, 'La página debe ser un entero entre 1 y 1000000.'],

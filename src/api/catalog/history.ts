@@ -15,6 +15,9 @@ export const HISTORY_MESSAGES = {
 
 const HISTORY_MESSAGES_FAILED = 'Ocurrió un error al obtener los datos.';
 
+/** A day, or an instant whose seconds a Date can hold: RFC 3339 allows a leap second (`:60`), JavaScript does not. */
+const instant = { type: 'string', maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time', pattern: 'T\\d{2}:\\d{2}:[0-5]\\d' }] } as const;
+
 export const HistoryInput = named('HistoryInput', {
   type: 'object',
   required: ['line'],
@@ -22,8 +25,8 @@ export const HistoryInput = named('HistoryInput', {
     line: { type: 'string', minLength: 1, maxLength: 64 },
     autNumber: { anyOf: [{ type: 'integer', minimum: 0 }, { type: 'string', maxLength: 64 }] },
     estado: { type: 'string', maxLength: 20, enum: OFFER_STATES },
-    desde: { type: 'string', maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] },
-    hasta: { type: 'string', maxLength: 40, anyOf: [{ format: 'date' }, { format: 'date-time' }] },
+    desde: instant,
+    hasta: instant,
     // bounded so that (page - 1) * pageSize stays an exact bigint offset
     page: { type: 'integer', minimum: 1, maximum: MAX_PAGE },
     pageSize: { type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE },

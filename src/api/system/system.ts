@@ -31,6 +31,65 @@ export const health = operation({
   ),
 });
 
+const probeState = { enum: ['ok', 'down'] } as const;
+
+export const healthLive = operation({
+  method: 'get',
+  path: '/health/live',
+  operationId: 'healthLive',
+  summary: 'Liveness (D21): 200 while the process runs, whatever its dependencies do',
+  description: 'For an orchestrator\'s liveness probe: restart the process only when this fails.',
+  tag: 'Sistema',
+  auth: 'none',
+  envelope: 'system',
+  responses: {
+    200: {
+      description: 'The process runs',
+      schema: {
+        type: 'object',
+        required: ['status', 'version', 'uptimeS'],
+        properties: { status: { const: 'ok' }, version: str(64), uptimeS: { type: 'number', minimum: 0 } },
+      },
+      examples: { ok: { status: 'ok', version: '0.1.0', uptimeS: 12.5 } },
+    },
+  },
+});
+
+export const healthReady = operation({
+  method: 'get',
+  path: '/health/ready',
+  operationId: 'healthReady',
+  summary: 'Readiness (D21): 200 only while PostgreSQL and Redis answer and the migrations are applied; 503 naming what is missing',
+  description: 'For an orchestrator\'s readiness probe and a load balancer: send traffic only while this answers 200.',
+  tag: 'Sistema',
+  auth: 'none',
+  envelope: 'system',
+  responses: Object.fromEntries(
+    [200, 503].map((status) => [
+      status,
+      {
+        description: status === 200 ? 'Ready' : 'Not ready: `missing` names what is',
+        schema: {
+          type: 'object',
+          required: ['status', 'version', 'missing', 'postgres', 'redis', 'migrations'],
+          properties: {
+            status: { enum: ['ok', 'unavailable'] },
+            version: str(64),
+            missing: { type: 'array', items: { enum: ['postgres', 'redis', 'migrations'] } },
+            postgres: probeState,
+            redis: probeState,
+            migrations: { enum: ['ok', 'pending', 'unknown'] },
+          },
+        },
+        examples:
+          status === 200
+            ? { ready: { status: 'ok', version: '0.1.0', missing: [], postgres: 'ok', redis: 'ok', migrations: 'ok' } }
+            : { redisDown: { status: 'unavailable', version: '0.1.0', missing: ['redis'], postgres: 'ok', redis: 'down', migrations: 'ok' } },
+      },
+    ]),
+  ),
+});
+
 export const openApiDocument = operation({
   method: 'get',
   path: `${API}/openapi.json`,

@@ -46,7 +46,10 @@ export function integrityCheck(rt: Pick<Runtime, 'config' | 'redis'>, now: () =>
     const raw = (ctx.request as { rawBody?: string }).rawBody ?? '';
     const expected = Buffer.from(integritySignature(rt.config.integritySecret, timestamp, nonce, ctx.method, ctx.originalUrl, raw), 'hex');
     if (!timingSafeEqual(expected, Buffer.from(signature, 'hex'))) throw keyError(401, INTEGRITY_MESSAGES.badSignature);
-    const fresh = await rt.redis.set(nonceKey(rt.config.queuePrefix, nonce), '1', 'EX', INTEGRITY_WINDOW_S, 'NX');
+    // The nonce lives as long as its timestamp is accepted (up to INTEGRITY_WINDOW_S after it, which may be in the
+    // future): a shorter life would let the same signed request be replayed once the nonce expired (D13).
+    const lifeS = Math.max(1, Math.ceil(Number(timestamp) + INTEGRITY_WINDOW_S - now() / 1000) + 1);
+    const fresh = await rt.redis.set(nonceKey(rt.config.queuePrefix, nonce), '1', 'EX', lifeS, 'NX');
     if (fresh !== 'OK') throw keyError(401, INTEGRITY_MESSAGES.replayed);
     await next();
   };

@@ -36,6 +36,7 @@ import { validatorOf } from '../../api/validation.js';
 import { route, routerOf, type Route } from '../mount.js';
 import { PAGE_PATH, codePage, followPage, livePart, startPage } from '../views/trackingPage.js';
 import { TRACKING_SCRIPT } from '../views/trackingScript.js';
+import { findUnstorableText } from '../../text.js';
 
 export const PAGE_MESSAGES = {
   crossSite: 'El formulario debe enviarse desde esta misma página.',
@@ -88,6 +89,8 @@ export function trackingPageRoutes(rt: Runtime): Route[] {
   const form = <T>(op: Parameters<typeof validatorOf>[0], ctx: AppContext): T | null => {
     const validate = validatorOf(op);
     const body = ctx.request.body ?? {};
+    // D19 first: a NUL or a lone surrogate anywhere in the form is the form's 400, never a statement PostgreSQL refuses.
+    if (findUnstorableText(body) !== null) return null;
     return validate(body) ? (body as T) : null;
   };
   const crossSite = (ctx: AppContext) => html(ctx, 403, startPage({}, PAGE_MESSAGES.crossSite));
