@@ -22,6 +22,7 @@ import type { Wording } from './operation.js';
 import { refusedMoveMessage } from './refusals.js';
 import { PROGRESS_MESSAGES } from './service/progress.js';
 import { POSITION_MESSAGES } from './service/position.js';
+import { TECHNICIAN_CHANGE_MESSAGES } from './providers/changeTechnician.js';
 
 interface Answer<F> {
   status: number;
@@ -63,6 +64,13 @@ export const ERROR_TABLE: ErrorTable = {
   'acceptance.closed': { status: 400, message: ({ state }) => ACCEPTANCE_MESSAGES.closed(state) },
   'acceptance.coordinate-out-of-range': { status: 400, message: ({ field, axis }) => ACCEPTANCE_MESSAGES.outOfRange(field, axis) },
   'acceptance.position-unknown': { status: 400, message: () => UNKNOWN_POSITION_MESSAGE },
+  'acceptance.not-a-recipient': { status: 400, message: () => ACCEPTANCE_MESSAGES.notARecipient },
+  'technician.busy': { status: 400, message: () => ACCEPTANCE_MESSAGES.technicianBusy },
+  'technician.not-of-central': { status: 404, message: () => TECHNICIAN_CHANGE_MESSAGES.technicianNotFound },
+  'technician.inactive': { status: 400, message: () => TECHNICIAN_CHANGE_MESSAGES.inactive },
+  'technician.already-assigned': { status: 400, message: () => TECHNICIAN_CHANGE_MESSAGES.same },
+  'service.not-found': { status: 404, message: () => TECHNICIAN_CHANGE_MESSAGES.serviceNotFound },
+  'acceptance.arrival-implausible': { status: 400, message: () => ACCEPTANCE_MESSAGES.implausibleArrival },
   'progress.coordinates-invalid': { status: 400, message: () => PROGRESS_MESSAGES.badCoords },
   'position.zero': { status: 400, message: () => POSITION_MESSAGES.zero },
   'position.technician-not-found': { status: 404, message: () => POSITION_MESSAGES.notFound },

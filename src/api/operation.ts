@@ -118,7 +118,7 @@ interface OperationBase {
   /** D13: the request must carry a valid x-timestamp, x-nonce and x-signature, checked before anything else of the route */
   integrity?: boolean;
   envelope: Envelope;
-  /** path parameters (strings) and their maximum lengths; the handler receives them as its input when there is no body */
+  /** path parameters (strings) and their maximum lengths; the handler receives them as its input, laid over the body when there is one */
   pathParams?: Record<string, { description: string; maxLength: number }>;
   /** the endpoint's own 500 message (spec 7.3 "handled failure inside an endpoint") */
   failure?: string;

@@ -38,6 +38,7 @@ import { updatePosition } from './service/position.js';
 import { listTechnicianServices } from './providers/technicianServices.js';
 import { issueTechnicianTokenOp } from './providers/technicianToken.js';
 import { reportProgress } from './service/progress.js';
+import { changeTechnician } from './providers/changeTechnician.js';
 import { metricsEndpoint } from './deliveries/metrics.js';
 import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, openApiDocument } from './system/system.js';
 
@@ -52,6 +53,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   addAddress,
   assignDirectly,
   reportProgress,
+  changeTechnician,
   updatePosition,
   finalizeService,
   issueTechnicianTokenOp,

@@ -23,6 +23,8 @@ export function refusedMoveMessage({ state, operation, to }: { state: OfferState
       return `NO ES POSIBLE AGREGAR DIRECCIONES: EL SERVICIO ESTÁ EN ESTADO ${state}`;
     case 'progreso':
       return `NO ES POSIBLE CAMBIAR EL ESTADO A ${to ?? state}: EL SERVICIO ESTÁ EN ESTADO ${state}`;
+    case 'cambio-tecnico':
+      return `NO ES POSIBLE CAMBIAR EL TÉCNICO: EL SERVICIO ESTÁ EN ESTADO ${state}`;
     default:
       return `LA OPERACIÓN NO ES PERMITIDA: EL SERVICIO ESTÁ EN ESTADO ${state}`;
   }

@@ -46,6 +46,20 @@ export interface DomainErrorFacts {
   'acceptance.coordinate-out-of-range': { field: string; axis: Axis };
   /** D2: no coordinates given and no position ever reported */
   'acceptance.position-unknown': { technicianId: number };
+  /** D20: the offer was never distributed to the answering central */
+  'acceptance.not-a-recipient': { nit: string };
+  /** D20: the technician named is held by another service (D16): an acceptance's or a change of technician's */
+  'technician.busy': { dni: string };
+  /** D20: a change of technician names no technician of the assigned central */
+  'technician.not-of-central': { dni: string };
+  /** D20: the technician named is INACTIVO */
+  'technician.inactive': { dni: string };
+  /** D20: the technician named already does this service */
+  'technician.already-assigned': { dni: string };
+  /** D20: no service with this codigoServicio, or one the caller's central is not assigned (the same answer) */
+  'service.not-found': { codigoServicio: string };
+  /** D20: the arrival time is below the straight-line distance at 120 km/h */
+  'acceptance.arrival-implausible': { minutes: number; least: number };
   /** D11 */
   'progress.coordinates-invalid': Record<string, never>;
   /** D8 */

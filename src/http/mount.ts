@@ -52,8 +52,16 @@ export function operationRoutes(rt: Runtime, ops: readonly OperationDecl[]): Rou
   return ops.map((op) => {
     const { handle } = op;
     if (!handle) throw new Error(`${op.operationId} has no transport-neutral handler`);
-    return route(op, (ctx: AppContext, input: unknown) => handle.call(op, rt, callerOf(ctx), (op.input ? input : { ...ctx.params }) as never));
+    return route(op, (ctx: AppContext, input: unknown) => handle.call(op, rt, callerOf(ctx), inputWithPath(op, ctx, input) as never));
   });
+}
+
+/** The handler's input: the validated body with the declared path parameters laid over it, or the path parameters alone. */
+function inputWithPath(op: OperationDecl, ctx: AppContext, input: unknown): unknown {
+  if (!op.input) return { ...ctx.params };
+  if (!op.pathParams) return input;
+  const path = Object.fromEntries(Object.keys(op.pathParams).map((k) => [k, ctx.params[k]]));
+  return { ...(input as Record<string, unknown>), ...path };
 }
 
 /** The input as the declaration says it travels. */

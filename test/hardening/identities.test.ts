@@ -16,7 +16,7 @@ import { expectKeyEnvelope, expectSystemEnvelope } from '../helpers/envelopes.js
 import { makeOffer, makeServiceType } from '../helpers/factories.js';
 import { basic, startCleanApp, type TestApp } from '../helpers/harness.js';
 import { exampleDocument } from '../helpers/provisioning.js';
-import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
+import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('hardening: long identities (issue 8.10)', () => {
@@ -101,6 +101,7 @@ describe('hardening: long identities (issue 8.10)', () => {
     const uuid = body.uuid as string;
     const auth = { authorization: gen.auth };
     expect((await app.client.post('api/v3/oferta', { json: body, headers: auth })).statusCode).to.equal(200);
+    await distributeTo(app.rt.orm.em.fork(), uuid, central); // D20: only a recipient answers
     const accepted = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, central, { tiempoLlegadaSitio: 7 }), headers: { 'x-apikey': central.key } });
     expect(accepted.statusCode, JSON.stringify(accepted.body)).to.equal(200);
     const state = async () => (await fork().findOneOrFail(Offer, { uuid })).state;

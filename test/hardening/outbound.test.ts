@@ -12,7 +12,7 @@ import nock from 'nock';
 import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startCleanApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
+import { acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
 import { waitFor } from '../helpers/wait.js';
 
 interface Received {
@@ -64,6 +64,7 @@ describe('hardening: outbound replies and geocoder results are stored (issue 8.4
       const body = offerBody();
       const uuid = body.uuid as string;
       expect((await app.client.post('api/v3/oferta', { json: body, headers: { authorization: gen.auth } })).statusCode).to.equal(200);
+      await distributeTo(app.rt.orm.em.fork(), uuid, central); // D20: only a recipient answers
       expect((await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, central), headers: { 'x-apikey': central.key } })).statusCode).to.equal(200);
 
       const acceptance = await waitFor(
@@ -110,6 +111,7 @@ describe('hardening: outbound replies and geocoder results are stored (issue 8.4
       const body = offerBody();
       const uuid = body.uuid as string;
       await app.client.post('api/v3/oferta', { json: body, headers: { authorization: gen.auth } });
+      await distributeTo(app.rt.orm.em.fork(), uuid, central); // D20: only a recipient answers
       await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, central), headers: { 'x-apikey': central.key } });
       const d = await waitFor(
         async () => {

@@ -21,6 +21,7 @@ import {
   type Generator,
 } from './factories.js';
 import type { TestApp } from './harness.js';
+import { waitFor } from './wait.js';
 
 export { GENERATOR_URL, RESPUESTA_PATH, makeGenerator, type Generator } from './factories.js';
 
@@ -92,9 +93,45 @@ export async function closingParties(app: TestApp): Promise<{ gen: Generator; fa
   return { gen, ...(await makeRivals(fork)) };
 }
 
+/**
+ * The offer distributed to these centrals (D8, D20: only a recipient may answer it): one offer_recipient row each,
+ * as the distribution writes it. The offer's row is left as it is (its distribution mark too), so the tests that
+ * order offers by equal deadlines see them as before.
+ */
+export async function distributeTo(em: EntityManager, offerUuid: string, ...to: ReadonlyArray<Responder | Central>): Promise<void> {
+  if (!to.length) return;
+  const ids = to.map((r) => ('central' in r ? r.central.id : r.id));
+  // a distribution running meanwhile (workers) may write the same rows: a deadlock between the two is tried again
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await em.getConnection().execute(
+        `insert into offer_recipient (offer_uuid, central_id, channel, technician_ids, technician_km, created_at)
+         select ?::uuid, c, 'none', '{}', '{}', now() from unnest(?::int[]) as c on conflict do nothing`,
+        [offerUuid, `{${ids.join(',')}}`],
+      );
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== '40P01' || attempt === 3) throw err;
+    }
+  }
+}
+
+/** Waits until the distribution worker has recorded the offer's recipients (a central answers what reached it, D20). */
+export async function distributed(app: TestApp, offerUuid: string, ms = 5000): Promise<void> {
+  await waitFor(
+    async () => {
+      const [row] = await app.rt.orm.em.fork().getConnection().execute<Array<{ d: Date | null }>>(`select distributed_at as d from offer where uuid = ?`, [offerUuid]);
+      return row?.d != null;
+    },
+    ms,
+    `distribution of ${offerUuid}`,
+  );
+}
+
 /** An offer open for a minute, answered through PUT /aceptacion by each responder with its arrival time (minutes). */
 export async function answeredOffer(app: TestApp, gen: Generator, answers: ReadonlyArray<readonly [Responder, number]>): Promise<string> {
   const offer = await makeOffer(app.rt.orm.em.fork(), gen.user, { deadlineAt: new Date(Date.now() + 60_000) });
+  await distributeTo(app.rt.orm.em.fork(), offer.uuid, ...answers.map(([r]) => r));
   for (const [r, minutes] of answers) {
     const res = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(offer.uuid, r, { tiempoLlegadaSitio: minutes }), headers: { 'x-apikey': r.key } });
     expect(res.statusCode, 'the answer is recorded').to.equal(200);

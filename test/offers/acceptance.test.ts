@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { expect } from 'chai';
 import nock from 'nock';
 import { randomUUID } from 'node:crypto';
-import { Offer, OfferResponse, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
+import { Offer, OfferResponse, OfferTransition, WebhookDelivery, Technician } from '../../src/db/entities/index.js';
 import { invoke } from '../../src/api/invoke.js';
 import { ACCEPTANCE_MESSAGES } from '../../src/api/offers/acceptOffer.js';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
@@ -17,6 +17,7 @@ import {
   RESPUESTA_PATH,
   acceptanceBody,
   makeGenerator,
+  distributeTo,
   makeResponder,
   offerBody,
   type Generator,
@@ -35,10 +36,12 @@ describe('PUT /aceptacion', () => {
 
   const put = (body: unknown, key: string) =>
     app.client.put('api/v3/aceptacion', { json: body, headers: { 'x-apikey': key } }).then((r) => ({ code: r.statusCode, body: r.body as unknown as Reply }));
-  const newOffer = async (g: Generator = gen) => {
+  /** A new offer, distributed to the centrals `to` (D20: only a recipient answers it). */
+  const newOffer = async (g: Generator = gen, ...to: Responder[]) => {
     const body = offerBody();
     const res = await app.client.post('api/v3/oferta', { json: body, headers: { authorization: g.auth } });
     expect(res.statusCode).to.equal(200);
+    if (to.length) await distributeTo(fork(), body.uuid as string, ...to);
     return body.uuid as string;
   };
   const fork = () => app.rt.orm.em.fork();
@@ -141,6 +144,25 @@ describe('PUT /aceptacion', () => {
       expect(await fork().count(OfferResponse, { central: r.central.id })).to.equal(0);
     });
 
+    it('D20, after the state: 400 {status:false, data} for an offer that never reached the central, a busy technician, an implausible arrival; nothing recorded', async () => {
+      const r = await responder();
+      const never = await newOffer();
+      expect(await put(acceptanceBody(never, r, { tiempoLlegadaSitio: 10 }), r.key)).to.deep.equal({ code: 400, body: { status: false, data: ACCEPTANCE_MESSAGES.notARecipient } });
+      const uuid = await newOffer(gen, r);
+      // the technician is about 16 km away by the coordinates given: at least 8 minutes at 120 km/h
+      const soon = { tiempoLlegadaSitio: 7, latitudTecnico: '4.80', longitudTecnico: String(BOGOTA.lng) };
+      expect(await put(acceptanceBody(uuid, r, soon), r.key)).to.deep.equal({ code: 400, body: { status: false, data: ACCEPTANCE_MESSAGES.implausibleArrival } });
+      expect(ACCEPTANCE_MESSAGES.implausibleArrival).to.equal('TIEMPO DE LLEGADA NO PLAUSIBLE');
+      const held = await newOffer();
+      await fork().nativeUpdate(Technician, { id: r.technician.id }, { busyOfferUuid: held });
+      expect(await put(acceptanceBody(uuid, r, { tiempoLlegadaSitio: 10 }), r.key)).to.deep.equal({
+        code: 400,
+        body: { status: false, data: 'EL TÉCNICO TIENE OTRO SERVICIO EN CURSO' },
+      });
+      expect(await fork().count(OfferResponse, { offer: { $in: [never, uuid] } })).to.equal(0);
+      expect(ACCEPTANCE_MESSAGES.notARecipient).to.equal('LA OFERTA NO FUE ENVIADA A ESTA CENTRAL');
+    });
+
     it('a failure inside answers 500 {status:false, data:"Error al aceptar la oferta"}, never a bare 500', async () => {
       const r = await responder();
       const broken = { ...app.rt, orm: { em: { fork: () => { throw new Error('database unavailable'); } } } as unknown as MikroORM } as Runtime;
@@ -152,7 +174,7 @@ describe('PUT /aceptacion', () => {
   describe('(a) ABIERTA, another central', () => {
     it('records the response with its figures and answers 200 RESPUESTA ACEPTADA...', async () => {
       const r = await responder();
-      const uuid = await newOffer();
+      const uuid = await newOffer(gen, r);
       const res = await put(acceptanceBody(uuid, r, { tiempoLlegadaSitio: 14, latitudTecnico: '4.70', longitudTecnico: '-74.08' }), r.key);
       expect(res).to.deep.equal({
         code: 200,
@@ -165,7 +187,7 @@ describe('PUT /aceptacion', () => {
 
     it('without time or coordinates: the last known position and an estimate at the average speed (30 km/h)', async () => {
       const r = await responder();
-      const uuid = await newOffer();
+      const uuid = await newOffer(gen, r);
       expect((await put(acceptanceBody(uuid, r), r.key)).code).to.equal(200);
       const [resp] = await fork().find(OfferResponse, { offer: uuid });
       expect(resp).to.include({ distanceKm: 1.106, timeMin: 2, timeGiven: false, techLat: BOGOTA.lat + 0.01, techLng: BOGOTA.lng });
@@ -174,7 +196,7 @@ describe('PUT /aceptacion', () => {
     it('a central answering twice replaces its own response', async () => {
       const r = await responder();
       const other = await makeTechnician(fork(), r.central, { names: 'Otro Técnico', position: BOGOTA });
-      const uuid = await newOffer();
+      const uuid = await newOffer(gen, r);
       expect((await put(acceptanceBody(uuid, r, { tiempoLlegadaSitio: 30 }), r.key)).code).to.equal(200);
       expect((await put({ ...acceptanceBody(uuid, r, { tiempoLlegadaSitio: 9 }), dniTecnico: other.dni }, r.key)).code).to.equal(200);
       const rows = await fork().find(OfferResponse, { offer: uuid });
@@ -217,15 +239,15 @@ describe('PUT /aceptacion', () => {
   });
 
   describe('(c) SIN_RESPUESTA: late acceptance, forwarded to the generator at once', () => {
-    const lateOffer = async (g: Generator = gen) => {
-      const uuid = await newOffer(g);
+    const lateOffer = async (g: Generator = gen, ...to: Responder[]) => {
+      const uuid = await newOffer(g, ...to);
       expect(await evaluateOffer(app.rt, uuid)).to.equal('no-response');
       return uuid;
     };
 
     it('generator answers 200: ACEPTADA, 200 Oferta aceptada, the delivery recorded ok', async () => {
       const r = await responder();
-      const uuid = await lateOffer();
+      const uuid = await lateOffer(gen, r);
       const scope = nock(GENERATOR_URL).put(RESPUESTA_PATH, (b: { id: string }) => b.id === uuid).reply(200, { ok: true });
       expect(await put(acceptanceBody(uuid, r, { tiempoLlegadaSitio: 20 }), r.key)).to.deep.equal({ code: 200, body: { status: true, data: 'Oferta aceptada' } });
       expect(scope.isDone()).to.equal(true);
@@ -239,7 +261,7 @@ describe('PUT /aceptacion', () => {
     it('generator answers 200 but requires payment confirmation: the payment-pending message', async () => {
       const g = await makeGenerator(fork(), { requiresPaymentConfirmation: true });
       const r = await responder();
-      const uuid = await lateOffer(g);
+      const uuid = await lateOffer(g, r);
       nock(GENERATOR_URL).put(RESPUESTA_PATH).reply(200);
       expect(await put(acceptanceBody(uuid, r), r.key)).to.deep.equal({
         code: 200,
@@ -250,7 +272,7 @@ describe('PUT /aceptacion', () => {
 
     it('generator rejects with JSON: INACTIVA and 400 with its body as it is', async () => {
       const r = await responder();
-      const uuid = await lateOffer();
+      const uuid = await lateOffer(gen, r);
       nock(GENERATOR_URL).put(RESPUESTA_PATH).reply(409, { status: false, msg: 'SERVICIO YA ASIGNADO', codigo: 7 });
       expect(await put(acceptanceBody(uuid, r), r.key)).to.deep.equal({ code: 400, body: { status: false, msg: 'SERVICIO YA ASIGNADO', codigo: 7 } });
       expect((await load(uuid))!.state).to.equal('INACTIVA');
@@ -260,7 +282,7 @@ describe('PUT /aceptacion', () => {
 
     it('generator rejects with text: INACTIVA and 400 {status:false, data:text}', async () => {
       const r = await responder();
-      const uuid = await lateOffer();
+      const uuid = await lateOffer(gen, r);
       nock(GENERATOR_URL).put(RESPUESTA_PATH).reply(500, 'Internal Server Error');
       expect(await put(acceptanceBody(uuid, r), r.key)).to.deep.equal({ code: 400, body: { status: false, data: 'Internal Server Error' } });
       expect((await load(uuid))!.state).to.equal('INACTIVA');
@@ -269,7 +291,7 @@ describe('PUT /aceptacion', () => {
     it('first come: simultaneous late acceptances forward once; the others get Oferta ya aceptada', async () => {
       const centrals: Responder[] = [];
       for (let i = 0; i < 6; i++) centrals.push(await responder());
-      const uuid = await lateOffer();
+      const uuid = await lateOffer(gen, ...centrals);
       let calls = 0;
       nock(GENERATOR_URL)
         .put(RESPUESTA_PATH)
@@ -294,7 +316,8 @@ describe('PUT /aceptacion', () => {
     const owner = await makeApiUser(fork(), { apiKey: `own-${randomUUID()}` });
     const g = await makeGenerator(fork(), { nit: `7${Math.floor(Math.random() * 1e8).toString().padStart(8, '0')}` });
     centrals.push(await makeResponder(fork(), { nit: g.user.nit!, owner: owner.user }));
-    const uuid = await newOffer(g);
+    // distributed to the nine others; the generator's own central answers as its own (spec 3)
+    const uuid = await newOffer(g, ...centrals.slice(0, 9));
     // when the evaluation comes first (no response yet), the first late acceptance is forwarded
     let forwards = 0;
     nock(GENERATOR_URL)

@@ -23,13 +23,14 @@ import {
   transactionalFacts,
   type AcceptanceInput,
 } from '../../src/domain/offers/acceptance/acceptance.js';
-import { checkAcceptance } from '../../src/domain/offers/acceptance/checks.js';
+import { checkAcceptance, leastArrivalMinutes } from '../../src/domain/offers/acceptance/checks.js';
+import { Technician as TechnicianEntity } from '../../src/db/entities/index.js';
 import { DomainError } from '../../src/domain/errors.js';
 import type { OfferState } from '../../src/domain/offers/lifecycle/states.js';
 import { resetDb } from '../helpers/db.js';
-import { makeApiUser, makeOffer, makeServiceType, makeTechnician } from '../helpers/factories.js';
+import { BOGOTA, makeApiUser, makeOffer, makeServiceType, makeTechnician } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, makeGenerator, makeResponder, type Generator, type Responder } from '../helpers/offers.js';
+import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, distributeTo, makeGenerator, makeResponder, type Generator, type Responder } from '../helpers/offers.js';
 
 /** One request, ready to be made (its offer made afresh for each path). */
 interface Case {
@@ -53,6 +54,10 @@ describe('PUT /aceptacion: one set of checks for the quick and the transactional
   /** a central with a technician whose position nobody knows */
   let unplaced: Responder;
   let lost: Technician;
+  /** a central whose technician is held by another service (D16) */
+  let busy: Responder;
+  /** a central whose technician is about 22 km from the origin: at least 11 minutes at 120 km/h (D20) */
+  let distant: Responder;
   const fork = () => app.rt.orm.em.fork();
 
   before(async () => {
@@ -67,11 +72,22 @@ describe('PUT /aceptacion: one set of checks for the quick and the transactional
     bare = await makeGenerator(fork(), { apiEndpoint: {} });
     unplaced = await makeResponder(fork(), { name: 'Grúas sin posición' });
     lost = await makeTechnician(fork(), unplaced.central, { position: null });
+    busy = await makeResponder(fork(), { name: 'Grúas ocupadas' });
+    const holding = await makeOffer(fork(), gen.user, { state: 'ASIGNADA', assignedCentral: busy.central, assignedTechnician: busy.technician });
+    await fork().nativeUpdate(TechnicianEntity, { id: busy.technician.id }, { busyOfferUuid: holding.uuid });
+    distant = await makeResponder(fork(), { name: 'Grúas lejanas', position: { lat: BOGOTA.lat + 0.2, lng: BOGOTA.lng } });
   });
   afterEach(() => nock.cleanAll());
   after(async () => app.close());
 
-  const offerIn = async (state: OfferState, g: Generator = gen) => (await makeOffer(fork(), g.user, { state })).uuid;
+  /** An offer in `state`, distributed to every central of the cases but the generator's own (D20). */
+  const offerIn = async (state: OfferState, g: Generator = gen) => {
+    const { uuid } = await makeOffer(fork(), g.user, { state });
+    await distributeTo(fork(), uuid, r, other, unplaced, busy, distant);
+    return uuid;
+  };
+  /** An offer in `state` that reached no central. */
+  const undistributed = async (state: OfferState) => (await makeOffer(fork(), gen.user, { state })).uuid;
 
   /** The cases, built afresh (a new offer) for each path. */
   async function cases(): Promise<Case[]> {
@@ -90,6 +106,15 @@ describe('PUT /aceptacion: one set of checks for the quick and the transactional
       { name: 'ABIERTA, coordinates given, no time', caller: r.user, body: body(await offerIn('ABIERTA'), r, { latitudTecnico: '4.70', longitudTecnico: '-74.08' }), quick: 'same' },
       { name: "ABIERTA, the generator's own central", caller: own.user, body: body(await offerIn('ABIERTA'), own, { tiempoLlegadaSitio: 7 }), quick: 'defers' },
       { name: 'SIN_RESPUESTA: a late acceptance', caller: r.user, body: body(await offerIn('SIN_RESPUESTA'), r), quick: 'defers' },
+      // D20: plausible responses only, decided before any response is recorded or ranked
+      { name: 'an offer that never reached the central', caller: r.user, body: body(await undistributed('ABIERTA'), r, { tiempoLlegadaSitio: 12 }), quick: 'same' },
+      { name: 'a late acceptance of an offer that never reached the central', caller: r.user, body: body(await undistributed('SIN_RESPUESTA'), r), quick: 'same' },
+      { name: 'a technician busy with another service', caller: busy.user, body: body(await offerIn('ABIERTA'), busy, { tiempoLlegadaSitio: 12 }), quick: 'same' },
+      { name: 'a busy technician, late acceptance', caller: busy.user, body: body(await offerIn('SIN_RESPUESTA'), busy), quick: 'same' },
+      { name: 'an arrival sooner than 120 km/h allows from the last position', caller: distant.user, body: body(await offerIn('ABIERTA'), distant, { tiempoLlegadaSitio: 5 }), quick: 'same' },
+      { name: 'an arrival of 0 minutes from the coordinates given', caller: r.user, body: body(await offerIn('ABIERTA'), r, { tiempoLlegadaSitio: 0, latitudTecnico: '4.80', longitudTecnico: '-74.0836' }), quick: 'same' },
+      { name: 'an implausible arrival, late acceptance', caller: distant.user, body: body(await offerIn('SIN_RESPUESTA'), distant, { tiempoLlegadaSitio: 1 }), quick: 'same' },
+      { name: 'a plausible arrival from afar', caller: distant.user, body: body(await offerIn('ABIERTA'), distant, { tiempoLlegadaSitio: 12 }), quick: 'same' },
     ];
     for (const state of ['ACEPTADA', 'ASIGNADA', 'EN_CAMINO', 'EN_SITIO', 'FINALIZADA', 'CANCELADA', 'NO_ASIGNADA', 'INACTIVA', 'EXPIRADA'] as const) {
       list.push({ name: state, caller: r.user, body: body(await offerIn(state), r), quick: 'same' });
@@ -111,6 +136,10 @@ describe('PUT /aceptacion: one set of checks for the quick and the transactional
     const v = checkAcceptance(parseAcceptance(c.body), facts);
     return v.ok ? { route: v.route } : { error: v.error.code, details: v.error.facts };
   };
+
+  it('D20: the least plausible arrival is the straight-line distance at 120 km/h, rounded down', () => {
+    expect([0, 1999, 2000, 3999, 22_100, 59_999].map(leastArrivalMinutes)).to.deep.equal([0, 0, 1, 1, 11, 29]);
+  });
 
   it('both ways of reading the facts give the same verdict', async () => {
     for (const c of await cases()) {
@@ -162,6 +191,9 @@ describe('PUT /aceptacion: one set of checks for the quick and the transactional
         'offer.not-found',
         'acceptance.position-unknown',
         'acceptance.technician-not-found',
+        'acceptance.not-a-recipient',
+        'technician.busy',
+        'acceptance.arrival-implausible',
         JSON.stringify({ kind: 'accepted', paymentPending: false }),
         JSON.stringify({ kind: 'recorded' }),
       ].sort(),

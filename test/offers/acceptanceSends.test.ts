@@ -21,7 +21,7 @@ import { startWorkers } from '../../workers/index.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('InFlight', () => {
@@ -104,6 +104,7 @@ describe('acceptance notification sent by the selecting process', () => {
     const body = offerBody();
     expect((await app.client.post('api/v3/oferta', { json: body, headers: { authorization: auth } })).statusCode).to.equal(200);
     const uuid = body.uuid as string;
+    await distributeTo(app.rt.orm.em.fork(), uuid, r); // D20: only a recipient answers
     expect((await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, r), headers: { 'x-apikey': r.key } })).statusCode).to.equal(200);
     return uuid;
   }

@@ -9,7 +9,7 @@ import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
 import { stubMethod } from '../helpers/stub.js';
 import { waitFor } from '../helpers/wait.js';
 import type { Queues } from '../../src/queues/queues.js';
@@ -313,6 +313,7 @@ describe('POST /oferta', () => {
       const body = offerBody();
       expect((await post(body)).code).to.equal(200);
       const r = await makeResponder(app.rt.orm.em.fork());
+      await distributeTo(app.rt.orm.em.fork(), body.uuid as string, r); // D20: only a recipient answers
       const acc = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(body.uuid as string, r, { tiempoLlegadaSitio: 12 }), headers: { 'x-apikey': r.key } });
       expect(acc.statusCode).to.equal(200);
       const again = await post(body);

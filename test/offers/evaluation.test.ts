@@ -7,7 +7,7 @@ import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
 
 describe('ranking (D2)', () => {
   const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
@@ -42,6 +42,7 @@ describe('evaluation and expiry', () => {
     const a = await makeResponder(fork(), { rate: 5 });
     const b = await makeResponder(fork(), { rate: 4 });
     const uuid = await newOffer();
+    await distributeTo(fork(), uuid, a, b); // D20: only a recipient answers
     for (const [r, minutes] of [[a, 10], [b, 10]] as const) {
       const res = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, r, { tiempoLlegadaSitio: minutes }), headers: { 'x-apikey': r.key } });
       expect(res.statusCode).to.equal(200);

@@ -19,7 +19,7 @@ import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
+import { acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
 import { waitFor } from '../helpers/wait.js';
 
 const WORKER_MAIN = fileURLToPath(new URL('../../workers/main.js', import.meta.url));
@@ -80,6 +80,7 @@ describe('acceptance notification: a worker killed mid-request', () => {
     const body = offerBody();
     const uuid = body.uuid as string;
     expect((await app.client.post('api/v3/oferta', { json: body, headers: { authorization: gen.auth } })).statusCode).to.equal(200);
+    await distributeTo(app.rt.orm.em.fork(), uuid, r); // D20: only a recipient answers
     expect((await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, r), headers: { 'x-apikey': r.key } })).statusCode).to.equal(200);
     return { uuid, nit: r.central.nit };
   }

@@ -12,6 +12,7 @@ import {
   GENERATOR_URL,
   RESPUESTA_PATH,
   acceptanceBody,
+  distributed,
   makeGenerator,
   makeResponder,
   offerBody,
@@ -50,6 +51,8 @@ describe('offer lifecycle with the workers running', () => {
     const body = offerBody();
     const res = await app.client.post('api/v3/oferta', { json: body, headers: { authorization: g.auth } });
     expect(res.statusCode).to.equal(200);
+    // a central answers an offer once it has reached it (D20): the worker records the recipients first
+    await distributed(app, body.uuid as string);
     return body.uuid as string;
   };
   const put = (body: unknown, key: string) =>

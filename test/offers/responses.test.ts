@@ -5,7 +5,7 @@ import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { resetDb } from '../helpers/db.js';
 import { BOGOTA, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
 
 describe('GET /offer-responses', () => {
   let app: TestApp;
@@ -25,6 +25,7 @@ describe('GET /offer-responses', () => {
   };
   const accept = async (uuid: string, o: { minutes: number; rate?: number; lat?: number }) => {
     const r = await makeResponder(app.rt.orm.em.fork(), { rate: o.rate, position: { lat: o.lat ?? BOGOTA.lat + 0.02, lng: BOGOTA.lng } });
+    await distributeTo(app.rt.orm.em.fork(), uuid, r); // D20: only a recipient answers
     const res = await app.client.put('api/v3/aceptacion', {
       json: acceptanceBody(uuid, r, { tiempoLlegadaSitio: o.minutes }),
       headers: { 'x-apikey': r.key },

@@ -12,7 +12,7 @@ import { sendWebhook } from '../../src/webhooks/send.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
 
 describe('NIT check digit', () => {
   it('follows the DIAN weights', () => {
@@ -55,6 +55,7 @@ describe('acceptance delivery: exactly once', () => {
     const body = offerBody();
     expect((await app.client.post('api/v3/oferta', { json: body, headers: { authorization: gen.auth } })).statusCode).to.equal(200);
     const uuid = body.uuid as string;
+    await distributeTo(fork(), uuid, r); // D20: only a recipient answers
     expect((await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, r), headers: { 'x-apikey': r.key } })).statusCode).to.equal(200);
     expect(await evaluateOffer(app.rt, uuid)).to.equal('selected');
     const delivery = await fork().findOneOrFail(WebhookDelivery, { offer: uuid });

@@ -9,7 +9,7 @@ import { OfferResponse } from '../../src/db/entities/index.js';
 import { resetDb } from '../helpers/db.js';
 import { makeOffer, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, type Responder } from '../helpers/offers.js';
+import { acceptanceBody, distributeTo, makeGenerator, makeResponder, type Responder } from '../helpers/offers.js';
 import { statementsOf } from '../helpers/statements.js';
 
 
@@ -29,6 +29,7 @@ describe('PUT /aceptacion: round trips on the common path (issue 12.5)', () => {
     const em = app.rt.orm.em.fork();
     const generator = await makeGenerator(em);
     const offer = await makeOffer(em, generator.user);
+    await distributeTo(app.rt.orm.em.fork(), offer.uuid, central); // D20: only a recipient answers
     const put = (o: Record<string, unknown>) => app.client.put('api/v3/aceptacion', { headers: { 'x-apikey': central.key }, json: acceptanceBody(offer.uuid, central, o) });
     expect((await put({ tiempoLlegadaSitio: 12 })).statusCode).to.equal(200); // warms the credential cache
     let status = 0;

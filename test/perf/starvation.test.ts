@@ -15,7 +15,7 @@ import { DEFAULT_CONCURRENCY } from '../../workers/index.js';
 import { handlers } from '../../workers/processors/index.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startCleanApp, startApp, type TestApp } from '../helpers/harness.js';
-import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
+import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
 import { clearQueues } from '../helpers/queues.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -82,6 +82,7 @@ describe('time-critical work under a distribution backlog (issue 12.3)', () => {
     const uuid = body.uuid as string;
     const created = await app.client.post('api/v3/oferta', { json: body, headers: { authorization: gen.auth } });
     expect(created.statusCode).to.equal(200);
+    await distributeTo(app.rt.orm.em.fork(), uuid, responder); // D20: only a recipient answers
     const accepted = await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, responder), headers: { 'x-apikey': responder.key } });
     expect(accepted.statusCode).to.equal(200);
 

@@ -14,7 +14,7 @@ import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { acceptanceBody, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
+import { acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody } from '../helpers/offers.js';
 import { spawnEntry, type Spawned } from '../helpers/spawn.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -74,6 +74,7 @@ describe('a worker killed while running a job', function () {
     const body = offerBody();
     const uuid = body.uuid as string;
     expect((await app.client.post('api/v3/oferta', { json: body, headers: { authorization: gen.auth } })).statusCode).to.equal(200);
+    await distributeTo(app.rt.orm.em.fork(), uuid, r); // D20: only a recipient answers
     expect((await app.client.put('api/v3/aceptacion', { json: acceptanceBody(uuid, r), headers: { 'x-apikey': r.key } })).statusCode).to.equal(200);
 
     // The first worker sends the notification and waits for an answer that never comes.

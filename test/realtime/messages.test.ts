@@ -9,6 +9,7 @@ import { PROTOCOL_MESSAGES } from '../../src/realtime/protocol.js';
 import { resetDb } from '../helpers/db.js';
 import { makeApiUser, makeOffer, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
+import { distributeTo } from '../helpers/offers.js';
 import { connect, makeCrew, makeGenerator, wsUrl, type Crew, type Generator, type TestSocket } from '../helpers/sockets.js';
 
 interface Call {
@@ -207,6 +208,7 @@ describe('real time: technician messages call the domain (default wiring)', () =
 
   it('offer.respond records the response to an open offer, as PUT /aceptacion would', async () => {
     const offer = await makeOffer(app.rt.orm.em.fork(), generator);
+    await distributeTo(app.rt.orm.em.fork(), offer.uuid, crew.central); // D20: only a recipient answers
     s.send('offer.respond', { id: offer.uuid, tiempoLlegadaSitio: 7 }, 'r');
     const res = await s.next('offer.respond.result', (f) => f.ref === 'r');
     expect(res.data).to.deep.equal({
@@ -216,6 +218,31 @@ describe('real time: technician messages call the domain (default wiring)', () =
     const stored = await app.rt.orm.em.fork().findOneOrFail(OfferResponse, { offer: offer.uuid });
     expect(stored).to.deep.include({ timeMin: 7, timeGiven: true });
     expect(stored.technician.id).to.equal(crew.technician.id);
+  });
+
+  it('offer.respond is refused as PUT /aceptacion refuses an implausible response (D20): not a recipient, a busy technician, an arrival too soon', async () => {
+    const em = app.rt.orm.em.fork();
+    const respond = async (ref: string, data: Record<string, unknown>) => {
+      s.send('offer.respond', data, ref);
+      return (await s.next('offer.respond.result', (f) => f.ref === ref)).data;
+    };
+    const refused = (text: string) => ({ status: 400, body: { status: false, data: text } });
+    const never = await makeOffer(em, generator);
+    expect(await respond('d20-1', { id: never.uuid, tiempoLlegadaSitio: 7 })).to.deep.equal(refused('LA OFERTA NO FUE ENVIADA A ESTA CENTRAL'));
+    const far = await makeOffer(em, generator);
+    await distributeTo(em, far.uuid, crew.central);
+    // about 16 km from the origin: at least 8 minutes at 120 km/h
+    expect(await respond('d20-2', { id: far.uuid, tiempoLlegadaSitio: 2, latitudTecnico: 4.8, longitudTecnico: -74.0836 })).to.deep.equal(
+      refused('TIEMPO DE LLEGADA NO PLAUSIBLE'),
+    );
+    const held = await makeOffer(em, generator, { state: 'ASIGNADA', assignedCentral: crew.central, assignedTechnician: crew.technician });
+    await em.nativeUpdate(Technician, { id: crew.technician.id }, { busyOfferUuid: held.uuid });
+    try {
+      expect(await respond('d20-3', { id: far.uuid, tiempoLlegadaSitio: 30 })).to.deep.equal(refused('EL TÉCNICO TIENE OTRO SERVICIO EN CURSO'));
+    } finally {
+      await em.nativeUpdate(Technician, { id: crew.technician.id }, { busyOfferUuid: null });
+    }
+    expect(await app.rt.orm.em.fork().count(OfferResponse, { offer: { $in: [never.uuid, far.uuid] } }), 'nothing recorded').to.equal(0);
   });
 
   it('position moves the technician', async () => {

@@ -25,6 +25,9 @@ export const ACCEPTANCE_MESSAGES = {
   generatorApiNotFound: 'API GENERADOR NO ENCONTRADO',
   notYourCentral: 'LA CLAVE DE ACCESO NO CORRESPONDE AL PRESTADOR',
   closed: (state: OfferState) => `LA OFERTA NO PUEDE SER ACEPTADA: SU ESTADO ES ${state}`,
+  notARecipient: 'LA OFERTA NO FUE ENVIADA A ESTA CENTRAL',
+  technicianBusy: 'EL TÉCNICO TIENE OTRO SERVICIO EN CURSO',
+  implausibleArrival: 'TIEMPO DE LLEGADA NO PLAUSIBLE',
   generatorNoAnswer: 'EL GENERADOR NO CONFIRMÓ LA ASIGNACIÓN DEL SERVICIO',
   failure: 'Error al aceptar la oferta',
   notAnObject: 'EL CUERPO DE LA SOLICITUD DEBE SER UN OBJETO JSON',
@@ -110,9 +113,15 @@ export const acceptOffer = operation({
   responses: {
     200: data('Response recorded, or assignment confirmed', { accepted: M.accepted, paymentPending: M.paymentPending, recorded: M.recorded }, true),
     400: {
-      description: 'Invalid data, offer already accepted or closed, or the generator rejected a late acceptance (its reply as it came)',
+      description:
+        'Invalid data, offer already accepted or closed, an implausible response (D20: not sent to this central, technician busy, arrival time below the straight-line distance at 120 km/h), or the generator rejected a late acceptance (its reply as it came)',
       schema: { anyOf: [ref(DataAnswer), { type: 'object' }] },
-      examples: { alreadyAccepted: { status: false, data: M.alreadyAccepted } },
+      examples: {
+        alreadyAccepted: { status: false, data: M.alreadyAccepted },
+        notARecipient: { status: false, data: M.notARecipient },
+        technicianBusy: { status: false, data: M.technicianBusy },
+        implausibleArrival: { status: false, data: M.implausibleArrival },
+      },
     },
     403: data('The key does not belong to the central named', { notYourCentral: M.notYourCentral }),
     404: data('Offer, technician or generator profile not found', { technician: M.technicianNotFound, generator: M.generatorApiNotFound, offer: M.offerNotFound }),

@@ -152,3 +152,8 @@ export async function openOffersOfTechnician(em: EntityManager, technicianId: nu
   const rows = await sql<OpenOfferForTechnicianRow>(em, OPEN_OFFERS_OF_TECHNICIAN, [technicianId]);
   return rows.map((r) => ({ ...r, deadlineAt: readDate(em, r.deadlineAt), distanceKm: Number(r.distanceKm) }));
 }
+
+/** D20: whether offer `offerUuid` was distributed to central `centralId` (PUT /aceptacion's transactional path). */
+export async function isRecipient(em: EntityManager, offerUuid: string, centralId: number): Promise<boolean> {
+  return (await em.count(OfferRecipient, { offer: offerUuid, central: centralId })) > 0;
+}

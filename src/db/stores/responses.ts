@@ -66,6 +66,10 @@ export interface AcceptanceFactsRow {
   technician_id: number | null;
   technician_names: string | null;
   technician_rate: number | null;
+  /** D16: the service holding the technician, if any */
+  technician_busy: string | null;
+  /** D20: whether the offer was distributed to the central */
+  recipient: boolean;
   distance_m: number | null;
   lat: number | null;
   lng: number | null;
@@ -73,11 +77,14 @@ export interface AcceptanceFactsRow {
 
 /**
  * Everything D4.2–6 and D2's figures need, in one statement: the caller's central, the offer, its generator's
- * endpoint, the technician and its distance to the origin (the given point, else its last position).
+ * endpoint, the technician, the service holding it, whether the offer reached the central (D20, its offer_recipient
+ * row) and the technician's distance to the origin (the given point, else its last position).
  */
 const ACCEPTANCE_FACTS = prepared(`
   select c.id as central_id, c.nit as central_nit, o.state as offer_state, o.generator_id, g.nit as generator_nit,
          g.url_api, g.api_endpoint, t.id as technician_id, t.names as technician_names, t.rate as technician_rate,
+         t.busy_offer_uuid::text as technician_busy,
+         exists (select 1 from offer_recipient r where r.offer_uuid = o.uuid and r.central_id = c.id) as recipient,
          st_distance(o.origin, p.pt) as distance_m, st_y(p.pt::geometry) as lat, st_x(p.pt::geometry) as lng
     from (select 1) one
     left join central c on c.nit = $1 and c.api_user_id = $2

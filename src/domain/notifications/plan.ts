@@ -162,12 +162,14 @@ export function stateNotices<U extends NoticeReceiver>(
   to: OfferState,
   novelties: ReadonlyArray<Novelty<U>>,
   fecha: string,
+  /** the generator's detail when the move names its own (D20: a change of technician) */
+  generatorDetail?: string,
 ): Array<Notice<U>> {
   const code = offer.codigoServicio ? { codigoServicio: offer.codigoServicio } : {};
   const notices: Array<Notice<U>> = [];
   if (generator && notifiesGenerator(from, to)) {
     const url = profileEndpoint(generator, 'estado');
-    const detalle = withReason(GENERATOR_DETAIL[to] ?? `EL SERVICIO PASÓ AL ESTADO ${to}`, to === 'CANCELADA' || to === 'NO_ASIGNADA' ? offer.motivo : null);
+    const detalle = generatorDetail ?? withReason(GENERATOR_DETAIL[to] ?? `EL SERVICIO PASÓ AL ESTADO ${to}`, to === 'CANCELADA' || to === 'NO_ASIGNADA' ? offer.motivo : null);
     if (url) notices.push({ kind: 'state', receiver: generator, url, body: { id: offer.uuid, estado: to, fecha, detalle, ...code } });
   }
   for (const n of novelties) {

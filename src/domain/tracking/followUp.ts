@@ -67,7 +67,8 @@ export async function followUp(em: EntityManager, offer: Offer, opts: { public: 
     expediente: offer.codigoServicio ?? offer.uuid,
     codigoServicio: offer.codigoServicio ?? null,
     estado: offer.state,
-    timeline: timeline.map((t) => ({ estado: t.to_state, fecha: new Date(t.at).toISOString() })),
+    // a move within a state (D20's change of technician) is no step of the customer's timeline
+    timeline: timeline.filter((t) => t.from_state !== t.to_state).map((t) => ({ estado: t.to_state, fecha: new Date(t.at).toISOString() })),
     tecnico:
       technician && (ACTIVE_STATES.includes(offer.state) || offer.state === 'FINALIZADA')
         ? opts.public

@@ -14,7 +14,9 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { OfferResponse, type ApiUser, type Central, type Offer, type Technician } from '../../../db/entities/index.js';
-import { computeResponseFigures, responseFigures, validCoords, type ResponseFigures } from '../../../geo/figures.js';
+import { responseFigures, validCoords, type ResponseFigures } from '../../../geo/figures.js';
+import { distanceFromOrigin } from '../../../db/stores/offers.js';
+import { isRecipient } from '../../../db/stores/recipients.js';
 import { DomainError } from '../../errors.js';
 import type { Runtime } from '../../ports.js';
 import { acceptanceParties } from '../../../db/stores/parties.js';
@@ -77,11 +79,27 @@ interface Parties {
 }
 
 /** The transactional path's facts (D4.2–5), read through the entities: the checks' facts and the parties themselves. */
-export async function transactionalFacts(em: EntityManager, caller: ApiUser, a: Parsed): Promise<{ facts: AcceptanceCheckFacts; parties: Parties | null }> {
+export async function transactionalFacts(
+  em: EntityManager,
+  caller: ApiUser,
+  a: Parsed,
+): Promise<{ facts: AcceptanceCheckFacts; parties: Parties | null; distance: DistanceRow | null }> {
   const { central, offer, technician } = await acceptanceParties(em, { nit: a.dniPrestador, callerId: caller.id, offerUuid: a.offerUuid, dni: a.dniTecnico });
-  const facts: AcceptanceCheckFacts = { central, offer, generator: offer?.generator ?? null, technician };
-  return { facts, parties: central && offer && technician ? { offer, generator: offer.generator, central, technician } : null };
+  const recipient = central && offer ? await isRecipient(em, offer.uuid, central.id) : false;
+  const given = a.position !== null && validCoords(a.position.lat, a.position.lng);
+  const distance = offer && technician ? await distanceFromOrigin(em, { offerUuid: offer.uuid, technicianId: technician.id, point: given ? a.position : null }) : null;
+  const facts: AcceptanceCheckFacts = {
+    central,
+    offer,
+    generator: offer?.generator ?? null,
+    technician: technician && { id: technician.id, busyOfferUuid: technician.busyOfferUuid ?? null },
+    recipient,
+    distanceM: distance?.distance_m == null ? null : Number(distance.distance_m),
+  };
+  return { facts, parties: central && offer && technician ? { offer, generator: offer.generator, central, technician } : null, distance };
 }
+
+type DistanceRow = NonNullable<Awaited<ReturnType<typeof distanceFromOrigin>>>;
 
 type Decision =
   | { kind: 'recorded'; response: OfferResponse }
@@ -142,7 +160,9 @@ export async function quickFacts(em: EntityManager, caller: ApiUser, a: Parsed):
     central: row.central_id === null ? null : { id: row.central_id, nit: row.central_nit! },
     offer: row.offer_state === null ? null : { state: row.offer_state as OfferState },
     generator: row.generator_id === null ? null : { id: row.generator_id, nit: row.generator_nit, urlApi: row.url_api, apiEndpoint: row.api_endpoint ?? {} },
-    technician: row.technician_id === null ? null : { id: row.technician_id },
+    technician: row.technician_id === null ? null : { id: row.technician_id, busyOfferUuid: row.technician_busy },
+    recipient: row.recipient,
+    distanceM: row.distance_m == null ? null : Number(row.distance_m),
   };
   return { facts, row };
 }
@@ -188,15 +208,12 @@ export async function recordQuickly(rt: Runtime, em: EntityManager, caller: ApiU
  * on the offer locked FOR UPDATE, the state decides (D4 a, b, c).
  */
 export async function acceptInTransaction(rt: Runtime, em: EntityManager, caller: ApiUser, a: Parsed): Promise<AcceptanceOutcome> {
-  const { facts, parties } = await transactionalFacts(em, caller, a);
+  const { facts, parties, distance } = await transactionalFacts(em, caller, a);
   const verdict = checkAcceptance(a, facts);
   if (!verdict.ok) throw verdict.error;
   const p = parties!;
-  const figures = await computeResponseFigures(
-    em,
-    { offerUuid: p.offer.uuid, technicianId: p.technician.id, lat: a.position?.lat, lng: a.position?.lng, minutes: a.minutes },
-    rt.config.averageSpeedKmh,
-  );
+  // the distance read with the facts (D20) gives D2's figures: one read of the technician's point
+  const figures = responseFigures(distance!, a.minutes, p.technician.id, rt.config.averageSpeedKmh);
   const decision = await em.transactional((tx) => decide(rt, tx, p, figures));
   if (decision.kind === 'late') return forwardLateAcceptance(rt, p, decision.selection);
   if (decision.kind === 'own') await announceSelection(rt, decision.selection, { dispatch: true, closed: 'assigned-own' });

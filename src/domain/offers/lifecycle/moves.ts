@@ -56,6 +56,10 @@ export interface MoveInput extends TransitionInput {
   assignment?: Assignment;
   /** deliveries planned with the move, enqueued after commit with its state notices */
   pushes?: readonly Push[];
+  /** D20: the service's new technician (a change of technician: the old one released, this one held) */
+  reassign?: { technicianId: number };
+  /** the detail of the generator's state notice, when the move names its own (D20: "CAMBIO DE TÉCNICO") */
+  detalle?: string;
 }
 
 /** What a move needs to know of its offer, read before it. */
@@ -89,8 +93,11 @@ export interface MoveEffects {
   assignment: Assignment | null;
   /** the codes the offer gets (D6); null when it needs none or has them */
   codes: ServiceCodes | null;
-  /** D16: from ASIGNADA the technician is busy with the service, and freed when an active service ends */
-  technician: { hold: number } | { release: true } | null;
+  /**
+   * D16: from ASIGNADA the technician is busy with the service, and freed when an active service ends; D20: a change
+   * of technician frees the old one and holds the new one (`replace`)
+   */
+  technician: { hold: number } | { release: true } | { replace: number } | null;
   /** its state notices and pushes (D12), rows with their ids */
   deliveries: DeliveryRow[];
   /** declared on the transaction (announce.ts); none for POST /oferta's creation, which nobody can follow yet */
@@ -121,15 +128,16 @@ export function planMove<U extends NoticeReceiver>(subject: MoveSubject, input: 
     codes = { codigoServicio: subject.codigoServicio ?? facts.codes.codigoServicio, codigoSolicitud: subject.codigoSolicitud ?? facts.codes.codigoSolicitud };
   }
   const technicianId = input.assignment?.technicianId ?? subject.technicianId;
-  const technician =
-    to === 'ASIGNADA' && technicianId !== null
+  const technician = input.reassign
+    ? { replace: input.reassign.technicianId }
+    : to === 'ASIGNADA' && technicianId !== null
       ? { hold: technicianId }
       : from !== null && ACTIVE_STATES.includes(from) && ENDED.includes(to)
         ? ({ release: true } as const)
         : null;
   const fecha = facts.at.toISOString();
   const codigoServicio = subject.codigoServicio ?? codes?.codigoServicio ?? null;
-  const notices = stateNotices({ uuid: subject.uuid, motivo: subject.motivo, codigoServicio }, facts.generator, from, to, facts.novelties, fecha);
+  const notices = stateNotices({ uuid: subject.uuid, motivo: subject.motivo, codigoServicio }, facts.generator, from, to, facts.novelties, fecha, input.detalle);
   const deliveries = [
     ...notices.map((n) => deliveryRow({ offer: subject.uuid, kind: n.kind, receiver: n.receiver.id, url: n.url, body: { ...n.body }, eventHeader: true })),
     ...(input.pushes ?? []).map((p) => deliveryRow({ offer: subject.uuid, kind: p.kind, receiver: p.receiverId, url: p.url, body: p.body, eventHeader: true })),
@@ -184,7 +192,8 @@ export async function transition(em: EntityManager, offer: Offer, input: MoveInp
   // The assignment first: the novelties read who won (plan.ts).
   if (input.assignment) assignEntity(em, offer, input.assignment);
   const codes = codesNeeded(subject, input.to) ? await freeServiceCodes(em, subject) : undefined;
-  const assigned = input.to === 'ASIGNADA' ? await assignedServicio(em, offer, codes) : null;
+  // D20: only a move that makes the service ASIGNADA (not a change of technician, ASIGNADA → ASIGNADA)
+  const assigned = input.to === 'ASIGNADA' && from !== 'ASIGNADA' ? await assignedServicio(em, offer, codes) : null;
   const facts = await stateNoticeFacts(em, offer, from, input.to, assigned?.servicio ?? null);
   const effects = planMove(subject, input, { ...facts, codes, at: new Date() });
   offer.state = effects.to;
@@ -192,8 +201,8 @@ export async function transition(em: EntityManager, offer: Offer, input: MoveInp
     offer.codigoServicio = effects.codes.codigoServicio;
     offer.codigoSolicitud = effects.codes.codigoSolicitud;
   }
-  if (effects.technician && 'hold' in effects.technician) await holdTechnicianForOffer(em, offer.uuid, effects.technician.hold);
-  else if (effects.technician) await releaseTechnicianOfOffer(em, offer.uuid);
+  if (input.reassign) offer.assignedTechnician = em.getReference(Technician, input.reassign.technicianId);
+  await applyTechnician(em, offer.uuid, effects.technician);
   const a = effects.audit;
   em.create(OfferTransition, {
     offer,
@@ -224,6 +233,14 @@ async function assignedServicio(em: EntityManager, offer: Offer, codes: ServiceC
   return { servicio: { ...s, codigoServicio: offer.codigoServicio ?? codes?.codigoServicio ?? null }, technicianId: technician?.id ?? null };
 }
 
+/** A move's technician effect on one offer (D16, D20): the old one freed before the new one is held. */
+async function applyTechnician(em: EntityManager, offerUuid: string, t: MoveEffects['technician']): Promise<void> {
+  if (!t) return;
+  if ('release' in t || 'replace' in t) await releaseTechnicianOfOffer(em, offerUuid);
+  if ('hold' in t) await holdTechnicianForOffer(em, offerUuid, t.hold);
+  if ('replace' in t) await holdTechnicianForOffer(em, offerUuid, t.replace);
+}
+
 function assignEntity(em: EntityManager, offer: Offer, a: Assignment): void {
   offer.assignedCentral = em.getReference(Central, a.centralId);
   offer.assignedTechnician = em.getReference(Technician, a.technicianId);
@@ -243,6 +260,8 @@ function assignEntity(em: EntityManager, offer: Offer, a: Assignment): void {
 export async function applyMoves(em: EntityManager, moves: readonly MoveEffects[], extraDeliveries: Deliveries = []): Promise<void> {
   requireCommitSteps(em);
   if (!moves.length) return;
+  // a change of technician (D20) is one offer's move: `transition` applies it
+  if (moves.some((m) => m.technician && 'replace' in m.technician)) throw new Error('a change of technician has no set-based form');
   const records: OfferMoveRecord[] = moves.map((m) => ({
     uuid: m.uuid,
     state: m.to,

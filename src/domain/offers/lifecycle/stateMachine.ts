@@ -40,6 +40,9 @@ export const TRANSITIONS: readonly Move[] = [
   { from: 'EN_SITIO', to: 'CANCELADA', by: 'cancelacion' },
   { from: 'ASIGNADA', to: 'EN_CAMINO', by: 'progreso' },
   { from: 'EN_CAMINO', to: 'EN_SITIO', by: 'progreso' },
+  // D20: the assigned central changes the technician; the state stays (a move from a state to itself)
+  { from: 'ASIGNADA', to: 'ASIGNADA', by: 'cambio-tecnico' },
+  { from: 'EN_CAMINO', to: 'EN_CAMINO', by: 'cambio-tecnico' },
   { from: 'ASIGNADA', to: 'FINALIZADA', by: 'finalize' },
   { from: 'EN_CAMINO', to: 'FINALIZADA', by: 'finalize' },
   { from: 'EN_SITIO', to: 'FINALIZADA', by: 'finalize' },

@@ -31,4 +31,5 @@ export type Trigger =
   | 'no-asignacion'
   | 'cancelacion'
   | 'progreso'
+  | 'cambio-tecnico'
   | 'finalize';
