@@ -53,6 +53,8 @@ describe('src/api: one declaration for both transports (issue 27)', () => {
         'adminLogin',
         'adminQueues',
         'health',
+        'healthLive',
+        'healthReady',
         'openApiDocument',
         'asyncApiDocument',
         'docsPage',
