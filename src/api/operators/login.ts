@@ -12,6 +12,9 @@ export const LOGIN_MESSAGES = {
   missing: 'EL USUARIO Y LA CONTRASEÑA SON REQUERIDOS',
   invalid: 'Las credenciales de acceso no son correctas.',
   ok: 'INICIO DE SESIÓN EXITOSO',
+  /** the spec's 429 body (7.3): its `error` and `message` */
+  rateLimited: 'Demasiadas solicitudes',
+  limitExceeded: (points: number) => `Límite de ${points} solicitudes excedido`,
 } as const;
 
 /** POST /users/login and the /admin/login form (D15). */
@@ -60,7 +63,7 @@ export const login = operation({
     429: {
       description: 'Too many attempts from this IP (spec 7.3, 8), with Retry-After and the X-RateLimit-* headers',
       schema: RateLimited,
-      examples: { limited: { error: 'Demasiadas solicitudes', message: 'Límite de 5 solicitudes excedido', retryAfter: 900, timestamp: '2026-11-24T05:00:00.000Z' } },
+      examples: { limited: { error: LOGIN_MESSAGES.rateLimited, message: LOGIN_MESSAGES.limitExceeded(5), retryAfter: 900, timestamp: '2026-11-24T05:00:00.000Z' } },
     },
   },
 });

@@ -3,6 +3,7 @@
  * LOGIN_RATE_WINDOW_S per client IP, counted in Redis so it holds across API
  * processes. POST /users/login and the /admin/login form share one counter.
  */
+import { LOGIN_MESSAGES } from '../../api/operators/login.js';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Runtime } from '../../domain/ports.js';
 import { whenReady } from '../../queues/redis.js';
@@ -15,7 +16,7 @@ export function loginLimitKeyPrefix(queuePrefix: string): string {
   return `${queuePrefix}-login`;
 }
 
-export const RATE_LIMIT_ERROR = 'Demasiadas solicitudes';
+export const RATE_LIMIT_ERROR = LOGIN_MESSAGES.rateLimited;
 
 /** How long a login waits for a (re)connecting Redis before it fails. */
 const REDIS_WAIT_MS = 2000;
@@ -49,7 +50,7 @@ export function loginLimiter(rt: Pick<Runtime, 'config' | 'redis'>): LoginLimite
         429,
         {
           error: RATE_LIMIT_ERROR,
-          message: `Límite de ${points} solicitudes excedido`,
+          message: LOGIN_MESSAGES.limitExceeded(points),
           retryAfter: duration,
           timestamp: new Date().toISOString(),
         },
