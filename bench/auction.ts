@@ -34,7 +34,8 @@
  *    offer of each process of the service, PostgreSQL, Redis and the bench;
  * 4. the pipeline: BENCH_PIPELINE_OFFERS=500 offers posted over 3 s (their
  *    windows close within 3 s), each distributed to the 50 technicians and
- *    answered by the central (PUT /aceptacion); lateness deadline → selection
+ *    answered by the central (PUT /aceptacion) once its push reached the
+ *    central's receiver (D20: no answer to an offer never sent); lateness deadline → selection
  *    (the offer_transition row out of ABIERTA) and deadline → acceptance
  *    request received by the generator's receiver, p50/p99 (and in between:
  *    selection → delivery claimed by its sender → request received), with
@@ -139,12 +140,16 @@ interface Receiver {
   /** offer uuid → when its acceptance notification (6.1) request arrived (epoch ms) */
   acceptances: Map<string, number>;
   pushes: number;
+  /** resolves true once the central has received the offer's push (as a real central answers what reached it, D20), false after `ms` */
+  pushed(uuid: string, ms: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
 async function startReceiver(): Promise<Receiver> {
   const acceptances = new Map<string, number>();
   const state = { pushes: 0 };
+  const pushedUuids = new Set<string>();
+  const waiting = new Map<string, () => void>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const arrived = Date.now();
     const chunks: Buffer[] = [];
@@ -157,7 +162,18 @@ async function startReceiver(): Promise<Receiver> {
         } catch {
           // not JSON: not ours to judge here
         }
-      } else if (req.url === '/ofertas') state.pushes++;
+      } else if (req.url === '/ofertas') {
+        state.pushes++;
+        try {
+          const uuid = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { uuid?: string }).uuid;
+          if (uuid) {
+            pushedUuids.add(uuid);
+            waiting.get(uuid)?.();
+          }
+        } catch {
+          // not JSON: not ours to judge here
+        }
+      }
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end('{"status":true}');
     });
@@ -169,6 +185,20 @@ async function startReceiver(): Promise<Receiver> {
     acceptances,
     get pushes() {
       return state.pushes;
+    },
+    pushed(uuid: string, ms: number) {
+      if (pushedUuids.has(uuid)) return Promise.resolve(true);
+      return new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => {
+          waiting.delete(uuid);
+          resolve(false);
+        }, ms);
+        waiting.set(uuid, () => {
+          clearTimeout(timer);
+          waiting.delete(uuid);
+          resolve(true);
+        });
+      });
     },
     async close() {
       server.closeAllConnections();
@@ -425,6 +455,11 @@ async function main(): Promise<void> {
         (async () => {
           const created = await call('POST', '/api/v3/oferta', { authorization: basic }, { ...offerTemplate(), uuid });
           if (created !== 200) {
+            refused++;
+            return;
+          }
+          // The central answers an offer once it has received it (D20 refuses an answer to an offer never sent to it).
+          if (!(await receiver.pushed(uuid, WINDOW_MS))) {
             refused++;
             return;
           }
