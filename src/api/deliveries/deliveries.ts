@@ -1,4 +1,5 @@
 /** GET /webhooks/deliveries (D18): the calling API user's own deliveries and their attempts. */
+import { page } from '../document/responses.js';
 import type { ErrorObject } from 'ajv';
 import type { JSONSchema } from 'json-schema-to-ts';
 import { receiverDeliveries } from '../../domain/deliveries/log.js';
@@ -83,24 +84,7 @@ export const listWebhookDeliveries = operation({
   responses: {
     200: {
       description: 'A page of deliveries',
-      schema: {
-        type: 'object',
-        required: ['status', 'msg', 'data'],
-        properties: {
-          status: { const: true },
-          msg: str(2000),
-          data: {
-            type: 'object',
-            required: ['page', 'pageSize', 'total', 'deliveries'],
-            properties: {
-              page: { type: 'integer' },
-              pageSize: { type: 'integer' },
-              total: { type: 'integer' },
-              deliveries: { type: 'array', items: { $ref: `#/components/schemas/${DeliveryEntry.name}` } },
-            },
-          },
-        },
-      } as JSONSchema,
+      schema: page('deliveries', DeliveryEntry),
       examples: { ok: { status: true, msg: DELIVERIES_MESSAGES.ok, data: { page: 1, pageSize: 50, total: 0, deliveries: [] } } },
     },
     400: { description: 'Invalid filter', schema: ControllerError, examples: { estado: { status: false, msg: DELIVERIES_MESSAGES.estado } } },

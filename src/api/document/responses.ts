@@ -42,3 +42,24 @@ export const redirect = (description: string): ResponseDecl => ({
 
 /** A schema or null. */
 export const nullable = (s: JSONSchema): JSONSchema => ({ anyOf: [s, { type: 'null' }] }) as JSONSchema;
+
+/** A page of a list in the controller envelope: `{status: true, msg, data: {page, pageSize, total, <key>: [items]}}`. */
+export const page = (key: string, items: { name: string }): JSONSchema =>
+  ({
+    type: 'object',
+    required: ['status', 'msg', 'data'],
+    properties: {
+      status: { const: true },
+      msg,
+      data: {
+        type: 'object',
+        required: ['page', 'pageSize', 'total', key],
+        properties: {
+          page: { type: 'integer' },
+          pageSize: { type: 'integer' },
+          total: { type: 'integer' },
+          [key]: { type: 'array', items: { $ref: `#/components/schemas/${items.name}` } },
+        },
+      },
+    },
+  }) as JSONSchema;

@@ -1,4 +1,5 @@
 /** GET /api/v3/centrales/servicios (D20): the calling central's services, with what its crew needs and their timeline. */
+import { page } from '../document/responses.js';
 import type { ErrorObject } from 'ajv';
 import type { JSONSchema } from 'json-schema-to-ts';
 import { centralServices } from '../../domain/services/centralServices.js';
@@ -67,24 +68,7 @@ export const listCentralServices = operation({
   responses: {
     200: {
       description: 'A page of services',
-      schema: {
-        type: 'object',
-        required: ['status', 'msg', 'data'],
-        properties: {
-          status: { const: true },
-          msg: str(2000),
-          data: {
-            type: 'object',
-            required: ['page', 'pageSize', 'total', 'servicios'],
-            properties: {
-              page: { type: 'integer' },
-              pageSize: { type: 'integer' },
-              total: { type: 'integer' },
-              servicios: { type: 'array', items: { $ref: `#/components/schemas/${CentralService.name}` } },
-            },
-          },
-        },
-      } as JSONSchema,
+      schema: page('servicios', CentralService),
       examples: { ok: { status: true, msg: M.ok, data: { page: 1, pageSize: 50, total: 0, servicios: [] } } },
     },
     400: { description: 'Invalid filter', schema: ControllerError, examples: { estado: { status: false, msg: M.estado }, page: { status: false, msg: M.page } } },
