@@ -11,7 +11,7 @@ import type { ApiClient } from './http.js';
 import type { TechnicianPlayer } from './plan.js';
 import type { Random } from './random.js';
 import type { Tally } from './tally.js';
-import { connectTechnician, technicianCredentials, type Frame, type TechnicianLink } from './technicianLink.js';
+import { connectTechnician, technicianCredentials, technicianToken, type Frame, type TechnicianIdentity, type TechnicianLink } from './technicianLink.js';
 
 export interface TechnicianDeps {
   api: ApiClient;
@@ -38,6 +38,7 @@ export class TechnicianApp {
   private timer?: NodeJS.Timeout;
   private stopped = false;
   private wanderTarget?: Point;
+  private identity?: TechnicianIdentity;
 
   constructor(
     readonly player: TechnicianPlayer,
@@ -51,7 +52,8 @@ export class TechnicianApp {
   }
 
   async start(): Promise<void> {
-    this.link = await connectTechnician(this.deps.wsUrl, { apiKey: this.player.central.apiKey, dni: this.player.dni });
+    this.identity = { dni: this.player.dni, token: await technicianToken(this.deps.api, this.player.central.apiKey, this.player.dni) };
+    this.link = await connectTechnician(this.deps.wsUrl, this.identity);
     this.link.onEvent((f) => this.onFrame(f));
     await this.report();
     this.wander();
@@ -225,10 +227,10 @@ export class TechnicianApp {
     const expediente = String(d.expediente);
     const texto = this.status === 'onsite' ? 'Ya estoy en el sitio, ¿dónde lo encuentro?' : 'Hola, voy en camino. Le escribo al llegar.';
     try {
-      const r = await api.call('POST', `/chat/${encodeURIComponent(expediente)}/messages`, technicianCredentials({ apiKey: this.player.central.apiKey, dni: this.player.dni }), { texto, clientId: randomUUID() }, { signed: true });
+      const r = await api.call('POST', `/chat/${encodeURIComponent(expediente)}/messages`, technicianCredentials(this.identity!), { texto, clientId: randomUUID() }, { signed: true });
       if (r.status === 200) tally.add('chatSent');
       else tally.fail('apiFailure', `technician chat: ${r.status} ${JSON.stringify(r.body)}`);
-      if (message.id) await api.call('PUT', `/chat/${encodeURIComponent(expediente)}/read`, technicianCredentials({ apiKey: this.player.central.apiKey, dni: this.player.dni }), { hasta: message.id }, { signed: true });
+      if (message.id) await api.call('PUT', `/chat/${encodeURIComponent(expediente)}/read`, technicianCredentials(this.identity!), { hasta: message.id }, { signed: true });
     } catch (err) {
       tally.fail('apiFailure', `technician chat: ${(err as Error).message}`);
     }

@@ -1,16 +1,16 @@
 /**
- * How a technician's app reaches the service, in one place: its socket
- * (docs/realtime.md) and its credentials for the HTTP chat. Today both use
- * its central's `x-apikey` plus `x-dni-tecnico`, as the spec allows; when
- * technicians get tokens of their own (issue 31), only this module changes.
+ * How a technician's app reaches the service, in one place: its own token
+ * (D20: `POST /tecnicos/token`, asked for by its central with its key), then
+ * its socket (docs/realtime.md) and the HTTP chat on that token alone.
  */
 import { randomUUID } from 'node:crypto';
 import WebSocket from 'ws';
-import type { Credentials } from './http.js';
+import type { ApiClient, Credentials } from './http.js';
 
 export interface TechnicianIdentity {
-  apiKey: string;
   dni: string;
+  /** its own bearer token (technicianToken) */
+  token: string;
 }
 
 export interface Frame {
@@ -26,14 +26,21 @@ export interface TechnicianLink {
   close(): void;
 }
 
+/** The central asks for its technician's own token (D20), with its key. */
+export async function technicianToken(api: ApiClient, centralApiKey: string, dni: string): Promise<string> {
+  const r = await api.call('POST', '/tecnicos/token', { apiKey: centralApiKey }, { dniTecnico: dni });
+  if (r.status !== 200 || typeof r.body.token !== 'string') throw new Error(`technician ${dni}: no token (${r.status} ${JSON.stringify(r.body)})`);
+  return r.body.token;
+}
+
 /** The technician's credentials for the HTTP API (the chat). */
 export function technicianCredentials(who: TechnicianIdentity): Credentials {
-  return { apiKey: who.apiKey, dniTecnico: who.dni };
+  return { bearer: who.token };
 }
 
 /** Opens the technician's socket on `wsUrl` (ws://host:port/v3); resolves on the server's `connected`. */
 export function connectTechnician(wsUrl: string, who: TechnicianIdentity): Promise<TechnicianLink> {
-  const ws = new WebSocket(wsUrl, { headers: { 'x-apikey': who.apiKey, 'x-dni-tecnico': who.dni } });
+  const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${who.token}` } });
   const waiting = new Map<string, (r: { status: number; body: Record<string, unknown> }) => void>();
   const listeners: Array<(f: Frame) => void> = [];
   return new Promise((resolve, reject) => {
