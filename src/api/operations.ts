@@ -17,6 +17,8 @@ import {
   markChatRead,
   requestTrackingCode,
   sendChatMessage,
+  revokeTracking,
+  shareTracking,
   trackService,
   trackServicePublic,
 } from './customer/tracking.js';
@@ -75,7 +77,9 @@ export const OPERATIONS: readonly OperationDecl[] = [
   docsAsset,
   requestTrackingCode,
   trackService,
+  shareTracking,
   trackServicePublic,
+  revokeTracking,
   answerSurvey,
   sendChatMessage,
   listChatMessages,

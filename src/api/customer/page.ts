@@ -118,7 +118,7 @@ export const trackingPageLogout = operation({
   method: 'post',
   path: '/seguimiento/salir',
   operationId: 'trackingPageLogout',
-  summary: 'The page forgets the tracking cookie',
+  summary: 'The page signs out: the tracking token is revoked (its sockets closed) and the cookie forgotten (D24)',
   tag: 'Seguimiento',
   auth: 'none',
   envelope: 'html',

@@ -145,7 +145,7 @@ export function asyncApiDocument(): JsonObject {
           type: 'http',
           scheme: 'bearer',
           description:
-            'Authorization: Bearer <its own token from POST /tecnicos/token> (D20): the socket is that technician’s alone; closed (4401) within TECHNICIAN_TOKEN_RECHECK_MS once the token is expired or revoked. On (re)connect it receives again `offer.new` for each open offer published to it and not answered, and `service.assigned` for its active service.',
+            'Authorization: Bearer <its own token from POST /tecnicos/token> (D20): the socket is that technician’s alone; closed (4401) within SOCKET_RECHECK_MS once the token is expired or revoked. On (re)connect it receives again `offer.new` for each open offer published to it and not answered, and `service.assigned` for its active service.',
         },
         operator: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Authorization: Bearer, or ?token= for browsers' },
         customer: { type: 'httpApiKey', name: 'tracking', in: 'query', description: '?tracking=<tracking token> from POST /tracking/track (D14), or the customer page’s httpOnly cookie' },

@@ -2,8 +2,9 @@
  * The follow-up a customer sees (D14): the state, its timeline, the
  * technician and the central, the technician's last position while EN_CAMINO,
  * the ETA, origin and destination as the offer gave them. The public form
- * (POST /tracking/track/public) drops what is personal: phones, documents,
- * the technician's surname, addresses and reference points.
+ * (a share link's, POST /tracking/track/public, D24) drops the technician
+ * altogether (name, phone, position), addresses and reference points: what
+ * is left is the state, its timeline, the central, the ETA and the cities.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Central, Technician, type Offer } from '../../db/entities/index.js';
@@ -54,6 +55,7 @@ export async function followUp(em: EntityManager, offer: Offer, opts: { public: 
   ]);
   const onTheWay = offer.state === 'EN_CAMINO' && technician?.lat != null && technician.lng != null;
   const position = onTheWay ? { latitud: technician!.lat!, longitud: technician!.lng!, fecha: technician!.positionAt?.toISOString() ?? null } : null;
+  const shown = !!technician && (ACTIVE_STATES.includes(offer.state) || offer.state === 'FINALIZADA');
   let eta: number | null = null;
   if (position) {
     eta = estimateMinutes(distanceKm({ lat: position.latitud, lng: position.longitud }, { lat: offer.originLat, lng: offer.originLng }), opts.averageSpeedKmh);
@@ -69,14 +71,9 @@ export async function followUp(em: EntityManager, offer: Offer, opts: { public: 
     estado: offer.state,
     // a move within a state (D20's change of technician) is no step of the customer's timeline
     timeline: timeline.filter((t) => t.from_state !== t.to_state).map((t) => ({ estado: t.to_state, fecha: new Date(t.at).toISOString() })),
-    tecnico:
-      technician && (ACTIVE_STATES.includes(offer.state) || offer.state === 'FINALIZADA')
-        ? opts.public
-          ? { nombre: names.split(/\s+/)[0] ?? '' }
-          : { nombre: names, telefono: technician.phone ?? null }
-        : null,
+    tecnico: shown && !opts.public ? { nombre: names, telefono: technician!.phone ?? null } : null,
     central: central ? { nombre: central.name } : null,
-    posicionTecnico: position,
+    posicionTecnico: opts.public ? null : position,
     etaMinutos: ACTIVE_STATES.includes(offer.state) ? eta : null,
     origen: place({
       direccion: offer.direccionOrigen ?? null,
