@@ -4,6 +4,8 @@ import { loadConfig } from '../../config/index.js';
 import { unsafeDefaultsBanner } from '../../src/main/banner.js';
 
 const SECRETS = { JWT_SECRET: 'a-production-secret-of-32-characters-or-more', INTEGRITY_SECRET: 'another-production-secret-of-32-characters' };
+/** what production requires besides the secrets (D24) */
+const PRODUCTION = { ...SECRETS, NODE_ENV: 'production', PUBLIC_ORIGIN: 'https://seguimiento.example.com' };
 
 describe('start banner about public defaults', () => {
   it('names each public default and what to set, on lines a terminal cannot miss', () => {
@@ -29,6 +31,6 @@ describe('start banner about public defaults', () => {
 
   it('says nothing with both secrets set and no demo, nor in production', () => {
     expect(unsafeDefaultsBanner(loadConfig(SECRETS), { demo: false })).to.equal(null);
-    expect(unsafeDefaultsBanner(loadConfig({ ...SECRETS, NODE_ENV: 'production' }), { demo: true })).to.equal(null);
+    expect(unsafeDefaultsBanner(loadConfig(PRODUCTION), { demo: true })).to.equal(null);
   });
 });
