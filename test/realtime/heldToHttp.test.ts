@@ -13,6 +13,7 @@ import { expect } from 'chai';
 import pino from 'pino';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { loadConfig } from '../../config/index.js';
 import { AUTH_MESSAGES } from '../../src/auth/credentials.js';
 import { TRACKING_MESSAGES } from '../../src/api/customer/messages.js';
 import { ApiUser, OperatorUser, type Offer } from '../../src/db/entities/index.js';
@@ -24,6 +25,8 @@ import { startApp, type TestApp } from '../helpers/harness.js';
 import { offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 import { connect, makeCrew, makeGenerator, makeOperatorToken, refusal, wsUrl, type TestSocket } from '../helpers/sockets.js';
 import { statementsOf } from '../helpers/statements.js';
+import { makeOperator } from '../helpers/factories.js';
+import { signOperatorToken } from '../../src/auth/jwt.js';
 import { waitFor } from '../helpers/wait.js';
 
 const PUBLIC_ORIGIN = 'https://seguimiento.example.com';
@@ -96,6 +99,13 @@ describe('sockets held to HTTP’s rules (issue 29 item 7, D24)', () => {
       expect(await closed).to.equal(4403);
     });
 
+    it('an operator whose JWT expires closes 4401', async () => {
+      const { operator } = await makeOperator(em());
+      const jwt = await signOperatorToken(operator, app.rt.config.jwtSecret, '1s');
+      const s = await socket({ authorization: `Bearer ${jwt}` });
+      expect(await s.closed()).to.equal(4401);
+    });
+
     it('an operator deleted since its JWT was signed closes 4401', async () => {
       const jwt = await makeOperatorToken(em(), app.rt.config.jwtSecret);
       const s = await socket({ authorization: `Bearer ${jwt}` });
@@ -129,6 +139,7 @@ describe('sockets held to HTTP’s rules (issue 29 item 7, D24)', () => {
       await held[0].close();
       await waitFor(async () => ((await app.rt.redis.zcard(key)) === CAP - 1 ? true : undefined));
       await socket(g.headers);
+      expect(loadConfig({}).socketsPerIdentity, 'the default').to.equal(20);
     });
   });
 
