@@ -8,7 +8,17 @@
  */
 import { historyOptions, queryHistory } from './catalog/history.js';
 import { listServiceTypes } from './catalog/types.js';
-import { trackingPage, trackingPageCode, trackingPageLogout, trackingPageMessage, trackingPagePart, trackingPageScript, trackingPageSurvey, trackingPageVerify } from './customer/page.js';
+import {
+  trackingPage,
+  trackingPageCode,
+  trackingPageLogout,
+  trackingPageMessage,
+  trackingPagePart,
+  trackingPageScript,
+  trackingPageSurvey,
+  trackingPageVerify,
+  trackingSharedPage,
+} from './customer/page.js';
 import {
   answerSurvey,
   chatStatistics,
@@ -94,6 +104,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   trackingPageSurvey,
   trackingPageLogout,
   trackingPageScript,
+  trackingSharedPage,
   listWebhookDeliveries,
   listCentralServices,
   consoleHome,

@@ -63,6 +63,23 @@ describe('share links and sign-out (issue 29 items 6 and 9, D24)', () => {
     expect([own.statusCode, bodyOf(own).msg]).to.deep.equal([401, TRACKING_MESSAGES.notAShareLink]);
   });
 
+  it('the link’s page shows the public follow-up, read-only (no script, no socket), kept out of Referer', async () => {
+    const { offer, token } = await onTheWay();
+    const r = await call('tracking/share', { token });
+    const { token: share, path, url } = bodyOf(r).data as { token: string; path: string; url: string | null };
+    expect([path, url]).to.deep.equal([`/seguimiento/publico/${share}`, null]);
+    const page = await app.client.get(path.slice(1), { responseType: 'text' });
+    expect(page.statusCode).to.equal(200);
+    expect(page.headers['referrer-policy']).to.equal('no-referrer');
+    expect(page.headers['x-robots-tag']).to.equal('noindex');
+    expect(page.body).to.include('El técnico va en camino').and.include(String(offer.codigoServicio));
+    for (const hidden of ['<script', '<form', prov.technician.names.split(' ')[0], '4.65840', 'Calle 100']) expect(page.body).to.not.include(hidden);
+    for (const bad of [`seguimiento/publico/${token}`, `seguimiento/publico/pub_${'Z'.repeat(43)}`, 'seguimiento/publico/%00']) {
+      const gone = await app.client.get(bad, { responseType: 'text' });
+      expect([gone.statusCode, gone.body.includes('Enlace no válido')], bad).to.deep.equal([404, true]);
+    }
+  });
+
   it('a share link opens nothing else: chat, socket, page, survey, another link', async () => {
     const { offer, token } = await onTheWay();
     const share = await shareOf(token);

@@ -305,6 +305,8 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
         'GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\nx-apikey: k\r\nx-dni-tecnico: 1\r\n\r\n',
         `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${'a.'.repeat(3000)}\r\n\r\n`,
         // D24: a token in the URL, a cookie with a foreign, malformed or missing Origin, a tracking-shaped bearer
+        'GET /seguimiento/publico/%00%ff HTTP/1.1\r\nHost: x\r\n\r\n',
+        `GET /seguimiento/publico/pub_${'%'.repeat(60)} HTTP/1.1\r\nHost: x\r\n\r\n`,
         'GET /v3?tracking=abc HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
         `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nCookie: seguimiento=${'C'.repeat(43)}\r\nOrigin: http://[::1\r\n\r\n`,
         `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nCookie: seguimiento=${'C'.repeat(43)}\r\nOrigin: http://x\r\n\r\n`,

@@ -258,7 +258,7 @@ export const shareTracking = operation({
   path: `${API}/tracking/share`,
   operationId: 'shareTracking',
   summary: 'A share link: a read-only token for the public follow-up (D24)',
-  description: `Given the customer's token, a new token (\`pub_…\`) that only POST /tracking/track/public takes: no chat, no socket, no survey, no position and no personal data. It lives as long as the customer's token would; at most ${MAX_SHARE_LINKS} live per service.`,
+  description: `Given the customer's token, a new token (\`pub_…\`) and its link (GET /seguimiento/publico/{token}; \`url\` when PUBLIC_ORIGIN is set) that only the public view takes (that page and POST /tracking/track/public): no chat, no socket, no survey, no position and no personal data. It lives as long as the customer's token would; at most ${MAX_SHARE_LINKS} live per service.`,
   tag: 'Seguimiento',
   auth: 'none',
   integrity: true,
@@ -267,9 +267,18 @@ export const shareTracking = operation({
   responses: {
     200: ok(
       'The share link’s token',
-      { type: 'object', required: ['token', 'expiresAt'], properties: { token: str(128), expiresAt: date } },
+      {
+        type: 'object',
+        required: ['token', 'expiresAt', 'path', 'url'],
+        properties: { token: str(128), expiresAt: date, path: str(256), url: { type: ['string', 'null'], maxLength: 512 } },
+      },
       M.shared,
-      { token: 'pub_Jr4kW9sQ2vX7mB1nC8dF3gH6jK0lP5zT2yU7iO4aE1w', expiresAt: '2026-11-25T05:00:00.000Z' },
+      {
+        token: 'pub_Jr4kW9sQ2vX7mB1nC8dF3gH6jK0lP5zT2yU7iO4aE1w',
+        expiresAt: '2026-11-25T05:00:00.000Z',
+        path: '/seguimiento/publico/pub_Jr4kW9sQ2vX7mB1nC8dF3gH6jK0lP5zT2yU7iO4aE1w',
+        url: 'https://seguimiento.example.com/seguimiento/publico/pub_Jr4kW9sQ2vX7mB1nC8dF3gH6jK0lP5zT2yU7iO4aE1w',
+      },
     ),
     400: invalidBody,
     401: refusal('Unknown, expired or revoked customer token (a share link cannot make another)', { invalid: M.tokenInvalid }),
@@ -278,7 +287,10 @@ export const shareTracking = operation({
   invalid: { message: trackingFieldMessage },
   handle: async (rt, _caller, input) => {
     const share = await issueShareToken(rt.orm.em.fork(), input.token);
-    return { status: true, msg: M.shared, data: { token: share.token, expiresAt: share.expiresAt.toISOString() } };
+    // the link's page (GET /seguimiento/publico/{token}); a full URL when the service knows its public origin
+    const path = `/seguimiento/publico/${share.token}`;
+    const url = rt.config.publicOrigin ? `${rt.config.publicOrigin}${path}` : null;
+    return { status: true, msg: M.shared, data: { token: share.token, expiresAt: share.expiresAt.toISOString(), path, url } };
   },
 });
 

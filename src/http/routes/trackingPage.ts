@@ -13,7 +13,7 @@ import { DomainError } from '../../domain/errors.js';
 import { requestTrackingCode, verifyTrackingCode } from '../../domain/tracking/codes.js';
 import { followUp, type FollowUp } from '../../domain/tracking/followUp.js';
 import { submitSurvey } from '../../domain/tracking/survey.js';
-import { resolveTrackingToken, signOutTracking } from '../../domain/tracking/tokens.js';
+import { resolveShareToken, resolveTrackingToken, signOutTracking } from '../../domain/tracking/tokens.js';
 import type { Offer } from '../../db/entities/index.js';
 import { trackingAttempt } from '../../api/customer/attempts.js';
 import type { Runtime } from '../../domain/ports.js';
@@ -30,7 +30,9 @@ import {
   trackingPageScript,
   trackingPageSurvey,
   trackingPageVerify,
+  trackingSharedPage,
 } from '../../api/customer/page.js';
+import { sharedPage, sharedPageGone } from '../views/sharedPage.js';
 import { Answer } from '../../api/operation.js';
 import { validatorOf } from '../../api/validation.js';
 import { route, routerOf, type Route } from '../mount.js';
@@ -191,6 +193,20 @@ export function trackingPageRoutes(rt: Runtime): Route[] {
       if (token) await signOutTracking(rt, token);
       ctx.cookies.set(TRACKING_COOKIE, null, { path: '/' });
       return seeOther(ctx, PAGE_PATH);
+    }),
+    // D24: a share link's page; the token is a read-only capability, so it may travel in the link, kept out of Referer
+    route(trackingSharedPage, async (ctx) => {
+      const shareHeaders = { 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex' };
+      const em = rt.orm.em.fork();
+      let service: FollowUp;
+      try {
+        const { offer } = await resolveShareToken(em, String(ctx.params.token ?? ''));
+        service = await followUp(em, offer, { public: true, averageSpeedKmh: rt.config.averageSpeedKmh });
+      } catch (err) {
+        if (err instanceof DomainError) return html(ctx, 404, sharedPageGone(), shareHeaders);
+        throw err;
+      }
+      return html(ctx, 200, sharedPage(service), shareHeaders);
     }),
     route(trackingPageScript, (ctx) => {
       ctx.type = 'application/javascript';

@@ -66,7 +66,7 @@ const STYLE = `
   .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 `;
 
-function layout(title: string, body: string, live = false): string {
+export function layout(title: string, body: string, live = false): string {
   return `<!doctype html>
 <html lang="es">
 <head>
