@@ -19,21 +19,20 @@
  * Failures throw the HttpError the HTTP API would answer (401 or 403, or the
  * failure limit's 429 when `guard` is given).
  */
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/credentials.js';
 import type { AuthGuard } from '../auth/failLimit.js';
 import { operatorOfToken } from '../auth/jwt.js';
 import { technicianOfApiUser } from '../db/stores/technicians.js';
-import { controllerError, keyError, systemError } from '../envelopes.js';
+import { controllerError, keyError, systemError, type HttpError } from '../envelopes.js';
 import { TRACKING_MESSAGES } from '../api/customer/messages.js';
 import { isTrackingToken, resolveTrackingToken } from '../domain/tracking/tokens.js';
 import { IDENTITY_LIMITS } from '../limits.js';
 import { TECHNICIAN_AUTH_MESSAGES, TRACKING_COOKIE } from '../auth/technician.js';
 import { authenticateTechnicianToken, isTechnicianToken } from '../auth/technicianToken.js';
 import { isStorableText } from '../text.js';
-import { createHash } from 'node:crypto';
-import type { HttpError } from '../envelopes.js';
 
 export type Identity =
   | { kind: 'generator'; apiUserId: number; username: string }

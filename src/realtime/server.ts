@@ -301,9 +301,14 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
   const recheck = setInterval(() => {
     if (rechecking || closing) return;
     rechecking = true;
-    recheckAll()
+    // among the running work, so a shutdown waits for it before the ORM closes
+    const p: Promise<void> = recheckAll()
       .catch((err: unknown) => log.warn({ err }, 'socket re-check failed'))
-      .finally(() => (rechecking = false));
+      .finally(() => {
+        rechecking = false;
+        running.delete(p);
+      });
+    running.add(p);
   }, cfg.socketRecheckMs);
   recheck.unref();
 
