@@ -25,7 +25,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/credentials.js';
 import type { AuthGuard } from '../auth/failLimit.js';
 import { operatorOfToken } from '../auth/jwt.js';
-import { technicianOfApiUser } from '../db/stores/technicians.js';
+import { technicianOfApiUser, techniciansOfApiUser } from '../db/stores/technicians.js';
 import { controllerError, keyError, systemError, type HttpError } from '../envelopes.js';
 import { TRACKING_MESSAGES } from '../api/customer/messages.js';
 import { isTrackingToken, resolveTrackingToken } from '../domain/tracking/tokens.js';
@@ -67,14 +67,23 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 /**
  * How an open socket's credential is checked again (D24): technician tokens
- * together, one statement per process (`technicianToken`); any other by
- * running its upgrade's check again (`each`), once per distinct credential
- * (`key`) however many sockets share it. A check that throws an HttpError
- * closes the sockets (4401 for a 401, 4403 for a 403).
+ * together, one statement per process (`technicianToken`); a central's key
+ * once per key for all its technicians' sockets (`centralKey`: the key, then
+ * which of them are still its, one statement); any other by running its
+ * upgrade's check again (`each`), once per distinct credential (`key`)
+ * however many sockets share it. A check that throws an HttpError closes the
+ * sockets (4401 for a 401, 4403 for a 403).
  */
 export type Recheck =
   | { kind: 'technicianToken'; tokenHash: string }
+  | { kind: 'centralKey'; key: string; apiKey: string; technicianId: number }
   | { kind: 'each'; key: string; run: (em: EntityManager) => Promise<unknown> };
+
+/** A central's key checked again (its permission for /aceptacion): which of these technicians are still its; throws the key's HttpError. */
+export async function recheckCentralKey(em: EntityManager, apiKey: string, technicianIds: readonly number[]): Promise<Set<number>> {
+  const user = await authenticateApiKey(em, apiKey, SOCKET_ENDPOINTS.technician);
+  return techniciansOfApiUser(em, technicianIds, user.id);
+}
 
 export interface Upgraded {
   identity: Identity;
@@ -166,10 +175,9 @@ export async function authenticateUpgrade(em: EntityManager, req: IncomingMessag
   if (apiKey && !authorization) {
     const dni = header(req, 'x-dni-tecnico');
     const { user, tech } = await technicianOfKey(em, apiKey, dni, guard);
-    const run = (fresh: EntityManager) => technicianOfKey(fresh, apiKey, dni);
     return {
       identity: { kind: 'technician', apiUserId: user.id, technicianId: tech.id, dniTecnico: tech.dni, nit: tech.nit },
-      recheck: { kind: 'each', key: keyOf('key', apiKey, dni ?? ''), run },
+      recheck: { kind: 'centralKey', key: keyOf('key', apiKey), apiKey, technicianId: tech.id },
     };
   }
 

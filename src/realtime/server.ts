@@ -21,7 +21,7 @@ import { routeNotFoundBody } from '../api/errors.js';
 import type { Runtime } from '../domain/ports.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { MAX_INFLIGHT_PER_SOCKET, runAction, technicianActions, type TechnicianActions } from './actions.js';
-import { SOCKET_ENDPOINTS, authenticateUpgrade, closeCodeOf, type Identity, type Recheck } from './auth.js';
+import { SOCKET_ENDPOINTS, authenticateUpgrade, closeCodeOf, recheckCentralKey, type Identity, type Recheck } from './auth.js';
 import { identityCap } from './identityCap.js';
 import { Hub, type Client } from './hub.js';
 import { PROTOCOL_MESSAGES, frame, isProtocolError, parseIncoming } from './protocol.js';
@@ -257,22 +257,39 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
 
   /**
    * D24 (D20 for technician tokens): every open socket's credential checked
-   * again. Technician tokens together, one statement per tick; any other
-   * credential once per distinct credential, a few at a time. A check that
-   * fails for another reason than the credential (the database away) closes
-   * nothing: the next tick tries again.
+   * again. Technician tokens together, one statement per tick; a central's
+   * key once for all its technicians' sockets; any other credential once per
+   * distinct credential; a few groups at a time. A group's check answers the
+   * sockets it no longer holds (closed 4401), or throws the credential's
+   * HttpError (all closed). A check that fails for another reason (the
+   * database away) closes nothing: the next tick tries again.
    */
   const recheckAll = async () => {
     const tokens = new Map<string, Client[]>();
-    const each = new Map<string, { run: (em: EntityManager) => Promise<unknown>; clients: Client[] }>();
+    type Group = { clients: Client[]; run: (em: EntityManager, clients: Client[]) => Promise<Client[]> };
+    const each = new Map<string, Group>();
+    const join = (key: string, c: Client, run: Group['run']) => {
+      const group = each.get(key) ?? { clients: [], run };
+      group.clients.push(c);
+      each.set(key, group);
+    };
     for (const c of hub.all()) {
       const r = c.recheck;
       if (!r) continue;
       if (r.kind === 'technicianToken') tokens.set(r.tokenHash, [...(tokens.get(r.tokenHash) ?? []), c]);
-      else {
-        const group = each.get(r.key) ?? { run: r.run, clients: [] };
-        group.clients.push(c);
-        each.set(r.key, group);
+      else if (r.kind === 'centralKey') {
+        const { apiKey } = r;
+        join(r.key, c, async (em, clients) => {
+          const techId = (x: Client) => (x.identity.kind === 'technician' ? x.identity.technicianId : -1);
+          const still = await recheckCentralKey(em, apiKey, [...new Set(clients.map(techId))]);
+          return clients.filter((x) => !still.has(techId(x)));
+        });
+      } else {
+        const { run } = r;
+        join(r.key, c, async (em) => {
+          await run(em);
+          return [];
+        });
       }
     }
     await cap.renew(hub.all()).catch((err: unknown) => log.warn({ err }, 'socket cap leases not renewed'));
@@ -288,7 +305,8 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
     const worker = async () => {
       for (let g = groups.shift(); g; g = groups.shift()) {
         try {
-          await g.run(rt.orm.em.fork());
+          const gone = await g.run(rt.orm.em.fork(), g.clients);
+          if (gone.length) refused(gone, 4401, 'no longer the key’s technician');
         } catch (err) {
           if (err instanceof HttpError && (err.status === 401 || err.status === 403)) refused(g.clients, closeCodeOf(err) as 4401 | 4403, g.clients[0].identity.kind);
           else log.warn({ err, kind: g.clients[0].identity.kind }, 'socket credential re-check failed');

@@ -25,7 +25,7 @@ import { startApp, type TestApp } from '../helpers/harness.js';
 import { offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 import { connect, makeCrew, makeGenerator, makeOperatorToken, refusal, wsUrl, type TestSocket } from '../helpers/sockets.js';
 import { statementsOf } from '../helpers/statements.js';
-import { makeOperator } from '../helpers/factories.js';
+import { makeOperator, makeTechnician } from '../helpers/factories.js';
 import { signOperatorToken } from '../../src/auth/jwt.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -97,6 +97,19 @@ describe('sockets held to HTTP’s rules (issue 29 item 7, D24)', () => {
       const closed = s.closed();
       await em().nativeUpdate(ApiUser, { id: crew.user.id }, { endpoints: ['/estado-servicio'] });
       expect(await closed).to.equal(4403);
+    });
+
+    it('a central’s key socket whose technician leaves that central closes 4401; its colleague’s socket on the same key stays', async () => {
+      const crew = await makeCrew(em());
+      const colleague = await makeTechnician(em(), crew.central);
+      const leaving = await socket(crew.headers);
+      const staying = await socket({ 'x-apikey': crew.apiKey, 'x-dni-tecnico': colleague.dni });
+      const closed = leaving.closed();
+      const elsewhere = await makeCrew(em());
+      await em().execute(`update technician set central_id = ? where id = ?`, [elsewhere.central.id, crew.technician.id]);
+      expect(await closed).to.equal(4401);
+      staying.send('ping', {}, 'still');
+      await staying.next('pong');
     });
 
     it('an operator whose JWT expires closes 4401', async () => {
