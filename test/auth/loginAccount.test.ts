@@ -15,6 +15,8 @@ import { basic, startApp, type TestApp } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
 import { stubMethod } from '../helpers/stub.js';
 import { waitFor } from '../helpers/wait.js';
+import { spawn } from 'node:child_process';
+import { Redis } from 'ioredis';
 
 const prefix = () => `${process.env.QUEUE_PREFIX}_la${randomBytes(3).toString('hex')}`;
 
@@ -97,6 +99,37 @@ describe('operator login: per account, hash cap, Redis away (issue 29.5, D21)', 
     expect(login.body).to.deep.equal({ status: false, msg: LOGIN_MESSAGES.unavailable });
     expect((await app.client.get('api/v3/types', { headers: { authorization: basic(user.username, password) } })).statusCode).to.equal(200);
     expect((await app.client.get('api/v3/types', { headers: { authorization: basic(user.username, 'wrong') } })).statusCode).to.equal(401);
+  });
+});
+
+describe('Redis going away mid-life (D21)', function () {
+  this.timeout(60000);
+
+  it('a throwaway redis-server killed under a running API: logins answer 503, API credentials keep working', async () => {
+    const port = await freePort();
+    const server = spawn('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const exited = new Promise<void>((resolve) => server.once('exit', () => resolve()));
+    let app: TestApp | undefined;
+    try {
+      const probe = new Redis({ port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => 50 });
+      await waitFor(async () => (await probe.ping().catch(() => null)) === 'PONG', { timeoutMs: 10000, what: 'the throwaway redis-server' });
+      probe.disconnect();
+      app = await startApp({ env: { REDIS_URL: `redis://127.0.0.1:${port}`, QUEUE_PREFIX: prefix() } });
+      const { user, password } = await makeApiUser(app.rt.orm.em.fork());
+      const login = () => app!.client.post('api/v3/users/login', { json: { username: 'nobody', password: 'x' }, timeout: { request: 8000 } });
+      expect((await login()).statusCode).to.equal(401);
+      server.kill('SIGKILL');
+      await exited;
+      await waitFor(() => app!.rt.redis.status !== 'ready', { timeoutMs: 10000, what: 'the runtime to see Redis gone' });
+      const refused = await login();
+      expect(refused.statusCode).to.equal(503);
+      expect(refused.body).to.deep.equal({ status: false, msg: LOGIN_MESSAGES.unavailable });
+      expect((await app.client.get('api/v3/types', { headers: { authorization: basic(user.username, password) } })).statusCode).to.equal(200);
+      expect((await app.client.get('api/v3/types', { headers: { authorization: basic(user.username, 'wrong') } })).statusCode).to.equal(401);
+    } finally {
+      if (server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+      await app?.close();
+    }
   });
 });
 
