@@ -28,7 +28,8 @@ export function validAddress(text: string | undefined): string | null {
   if (!text) return null;
   const s = text.trim();
   if (s.length > 64) return null;
-  const bare = s.replace(/%.*$/, ''); // an IPv6 zone says nothing of the client
+  const zone = s.indexOf('%');
+  const bare = zone < 0 ? s : s.slice(0, zone); // an IPv6 zone says nothing of the client
   if (ipaddr.IPv4.isValidFourPartDecimal(bare)) return ipaddr.IPv4.parse(bare).toString();
   if (!ipaddr.IPv6.isValid(bare)) return null;
   return ipaddr.process(bare).toString();
