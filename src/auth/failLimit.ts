@@ -20,6 +20,10 @@
  *
  * Redis away (D21): the check is skipped (logged); the lookups still run.
  *
+ * Redis memory: a failure of an unknown identity writes the address's and the identity's counts
+ * (as before D24), only the address's once the address is blocked; a known identity's adds its
+ * pair count. So one address writes at most AUTH_FAIL_LIMIT_IP identity keys per window.
+ *
  * Cost: one round trip (an MGET of the three counts and the trust marker) before every Basic
  * or key check; a failure adds the three counts; a success adds nothing but,
  * once per window and client address, an unawaited write of the trust marker.
@@ -40,9 +44,12 @@ export const AUTH_FAIL_MESSAGE = 'Demasiados intentos de autenticación fallidos
 export interface AuthAttempt {
   /**
    * counts the failure; returns the X-RateLimit-* headers to send with the 401, or throws the
-   * scheme's 429 when the client address was already over its limit
+   * scheme's 429 when the client address was already over its limit. `known`: the identity exists
+   * (a wrong password of a real user); an unknown one (no such user, any wrong key) is not worth a
+   * count per address, nor, once the address is blocked, per identity (LIM-1: a blocked address
+   * writes one key, however many names it tries)
    */
-  failed(): Promise<Record<string, string>>;
+  failed(known: boolean): Promise<Record<string, string>>;
   succeeded(): void;
 }
 
@@ -93,7 +100,7 @@ export function authFailLimit({ config, redis, log }: Deps): AuthFailLimit {
     return scheme === 'basic' ? new HttpError(429, systemBody(AUTH_FAIL_MESSAGE), h) : withHeaders(keyError(429, AUTH_FAIL_MESSAGE), h);
   };
 
-  const unchecked: AuthAttempt = { failed: async () => ({}), succeeded: () => undefined };
+  const unchecked: AuthAttempt = { failed: async (_known: boolean) => ({}), succeeded: () => undefined };
 
   return {
     forClient(address) {
@@ -125,18 +132,27 @@ export function authFailLimit({ config, redis, log }: Deps): AuthFailLimit {
             throw trusted ? await tooMany(scheme, byPair, pair) : await tooMany(scheme, byId, id);
           }
           return {
-            async failed() {
-              const [a, b, c] = await Promise.all([byIp.penalty(ip, 1), byId.penalty(id, 1), byPair.penalty(pair, 1)]);
+            async failed(known) {
+              let counts: RateLimiterRes[];
+              try {
+                counts = await Promise.all([
+                  byIp.penalty(ip, 1),
+                  ...(known || !ipBlocked ? [byId.penalty(id, 1)] : []),
+                  ...(known ? [byPair.penalty(pair, 1)] : []),
+                ]);
+              } catch (err) {
+                log.warn({ err }, 'authentication failure not counted: Redis failed');
+                return {};
+              }
               if (ipBlocked) {
                 log.warn({ ip: address, scheme, limit: 'ip' }, 'authentication refused: too many failures');
                 throw await tooMany(scheme, byIp, ip);
               }
               // the tighter of the limits
-              const [points, res] = [
-                [byIp.points, a] as const,
-                [byId.points, b] as const,
-                [byPair.points, c] as const,
-              ].reduce((x, y) => (y[1].remainingPoints < x[1].remainingPoints ? y : x));
+              // the tighter of the limits (a pair never counts more than its identity: same headers known or not)
+              const [points, res] = [[byIp.points, counts[0]] as const, [byId.points, counts[1]] as const].reduce((x, y) =>
+                y[1].remainingPoints < x[1].remainingPoints ? y : x,
+              );
               return headers(points, res);
             },
             succeeded() {

@@ -127,6 +127,18 @@ describe('the client address (D24)', () => {
       expectSystemEnvelope(wrong.body, AUTH_FAIL_MESSAGE);
     });
 
+    it('a blocked address writes no key per name it tries: unknown names and keys count on the address alone', async () => {
+      const p = prefix();
+      app = await startApp({ env: { QUEUE_PREFIX: p, AUTH_FAIL_LIMIT_IP: '3', AUTH_FAIL_LIMIT_ID: '1000' } });
+      for (let i = 1; i <= 3; i++) await app.client.get('api/v3/types', { headers: { authorization: basic(`junk-${i}`, 'x') } });
+      const before = (await app.rt.redis.keys(`${p}-*`)).length;
+      for (let i = 4; i <= 23; i++) {
+        expect((await app.client.get('api/v3/types', { headers: { authorization: basic(`junk-${i}`, 'x') } })).statusCode).to.equal(429);
+        expect((await app.client.put('api/v3/posicion-tecnico', { headers: { 'x-apikey': `k-${i}` }, json: {} })).statusCode).to.equal(429);
+      }
+      expect((await app.rt.redis.keys(`${p}-*`)).length).to.equal(before);
+    });
+
     it('guesses from a trusted address stay bounded: its own failures for the identity block it (the pair limit)', async () => {
       app = await startApp({ env: { QUEUE_PREFIX: prefix(), AUTH_FAIL_LIMIT_IP: '2', AUTH_FAIL_LIMIT_ID: '3' } });
       const { user, password } = await makeApiUser(app.rt.orm.em.fork());
