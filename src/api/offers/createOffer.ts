@@ -12,6 +12,7 @@ import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, rangeText, type Axis } from '.
 import { OfferResponseEntry, ref, str } from '../document/components.js';
 import { controller, msg } from '../document/responses.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
+import { quotaExceeded, takeOfferQuota } from './quota.js';
 
 export const OFFER_MESSAGES = {
   received: 'SE HA RECIBIDO EXITOSAMENTE LA OFERTA DEL SERVICIO',
@@ -164,6 +165,10 @@ export const createOffer = operation({
       typeMissing: OFFER_MESSAGES.typeMissing,
       alreadyOffered: OFFER_MESSAGES.alreadyOffered,
     }),
+    429: quotaExceeded,
   },
-  handle: async (rt, caller, input) => creationBody(await create(rt, apiUserOf(caller), input)),
+  handle: async (rt, caller, input) => {
+    await takeOfferQuota(rt, apiUserOf(caller));
+    return creationBody(await create(rt, apiUserOf(caller), input));
+  },
 });

@@ -7,6 +7,7 @@ import { done } from '../document/responses.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 import { fieldOf } from '../validation.js';
 import { operationErrors } from './common.js';
+import { quotaExceeded, takeOfferQuota } from '../offers/quota.js';
 
 export const DIRECT_MESSAGES = {
   ok: (central: string) => `SE HA REGISTRADO EXITOSAMENTE LA ASIGNACIÓN DIRECTA DEL SERVICIO A LA CENTRAL ${central}`,
@@ -57,8 +58,10 @@ export const assignDirectly = operation({
   responses: {
     200: done('Assigned', DIRECT_MESSAGES.ok('Grúas del Norte'), { codigoServicio: str(32), codigoSolicitud: str(32) }, { codigoServicio: 'SV-7K3M9Q', codigoSolicitud: 'SL-4HX2PD' }),
     ...operationErrors(FAILURE),
+    429: quotaExceeded,
   },
   handle: async (rt, caller, input) => {
+    await takeOfferQuota(rt, apiUserOf(caller));
     const r = await assign(rt, apiUserOf(caller), input);
     return { status: true, msg: DIRECT_MESSAGES.ok(r.centralName), codigoServicio: r.codigoServicio, codigoSolicitud: r.codigoSolicitud };
   },
