@@ -82,6 +82,15 @@ function validation(op: OperationDecl): Middleware<AppState> {
   };
 }
 
+/** The `Idempotency-Key` header read (a malformed one is the route's 400), before the body is validated. */
+function idempotencyHeader(op: OperationDecl): Middleware<AppState> {
+  const envelope = op.envelope === 'html' ? 'controller' : op.envelope;
+  return async (ctx, next) => {
+    ctx.state.idempotencyKey = idempotencyKeyOf(ctx.req.headers['idempotency-key'], envelope);
+    await next();
+  };
+}
+
 /**
  * `Idempotency-Key` (D24, src/api/idempotency.ts) around the handler of a
  * generator's or central's POST/PUT, after its authentication and validation:
@@ -91,8 +100,8 @@ function validation(op: OperationDecl): Middleware<AppState> {
 function idempotency(rt: Runtime, op: OperationDecl): Middleware<AppState> {
   const envelope = op.envelope === 'html' ? 'controller' : op.envelope;
   return async (ctx, next) => {
-    const key = idempotencyKeyOf(ctx.req.headers['idempotency-key'], envelope);
-    if (key === null) return next();
+    const key = ctx.state.idempotencyKey;
+    if (!key) return next();
     const begun = await beginIdempotent(rt, op, callerOf(ctx), key, { body: inputOf(ctx, op), params: ctx.params });
     if (begun.kind === 'replay') {
       const { status, body, headers } = begun.answer;
@@ -176,6 +185,7 @@ export function routerOf(rt: Runtime, routes: readonly Route[]): Router<AppState
     if (r.op.failure) chain.push(failureMessage(rt.log, r.op.failure));
     const auth = authentication(rt, r.op.auth, r.op.path, r.op.endpointGated ?? true);
     if (auth) chain.push(auth);
+    if (isIdempotent(r.op)) chain.push(idempotencyHeader(r.op));
     if (r.op.input && r.validate) chain.push(validation(r.op));
     if (isIdempotent(r.op)) chain.push(idempotency(rt, r.op));
     chain.push(async (ctx) => {

@@ -10,7 +10,8 @@ import type { ErrorObject } from 'ajv';
 import { PHONE_PATTERN, UUID_PATTERN } from '../../domain/offers/create/input.js';
 import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, rangeText, type Axis } from '../../geo/coordinates.js';
 import { OfferResponseEntry, ref, str } from '../document/components.js';
-import { controller, msg } from '../document/responses.js';
+import { controller, geocoderUnavailable, msg } from '../document/responses.js';
+import { GEOCODER_UNAVAILABLE } from '../../geocoding/geocoder.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 import { quotaExceeded, takeOfferQuota } from './quota.js';
 
@@ -166,6 +167,7 @@ export const createOffer = operation({
       alreadyOffered: OFFER_MESSAGES.alreadyOffered,
     }),
     429: quotaExceeded,
+    503: geocoderUnavailable(GEOCODER_UNAVAILABLE),
   },
   handle: async (rt, caller, input) => {
     await takeOfferQuota(rt, apiUserOf(caller));
