@@ -14,6 +14,7 @@ import { openApiDocument } from '../../src/api/document/openapi.js';
 import { basic, startApp, type TestApp } from '../helpers/harness.js';
 import { makeCatalog, makeProvider, type Provider } from '../helpers/ops.js';
 import { resetDb } from '../helpers/db.js';
+import { clearQueues } from '../helpers/queues.js';
 import { offerBody } from '../helpers/offers.js';
 
 describe('offer quota per generator (D24)', () => {
@@ -22,7 +23,8 @@ describe('offer quota per generator (D24)', () => {
   const auth = { limited: basic('gen-quota-3', 'quota-secret-1'), other: basic('gen-quota-other', 'quota-secret-2') };
 
   before(async () => {
-    app = await startApp();
+    // a queue prefix of its own: the counters are keyed by API user id, which restarts with each suite's database reset
+    app = await startApp({ env: { QUEUE_PREFIX: `quota_${process.pid}_${Date.now().toString(36)}` } });
     await resetDb(app.rt.orm);
     const em = app.rt.orm.em.fork();
     await makeCatalog(em);
@@ -39,7 +41,11 @@ describe('offer quota per generator (D24)', () => {
     const res = await provision(em, { apiUsers: [user('gen-quota-3', 'quota-secret-1', 3), user('gen-quota-other', 'quota-secret-2', 3)] });
     expect(res.ok, JSON.stringify(res)).to.equal(true);
   });
-  after(async () => app.close());
+  after(async () => {
+    // offers were created without workers: their jobs must not stay behind
+    await clearQueues(app.rt);
+    await app.close();
+  });
 
   const offer = (a: string, body = offerBody()) => app.client.post('api/v3/oferta', { headers: { authorization: a }, json: body });
   const direct = (a: string) =>

@@ -19,9 +19,10 @@ import { OPERATIONS } from '../../src/api/operations.js';
 import { GEOCODER_UNAVAILABLE, GeocoderError, type GeocodeResult } from '../../src/geocoding/geocoder.js';
 import { pruneIdempotencyKeys } from '../../src/db/stores/idempotency.js';
 import type { TestApp } from '../helpers/harness.js';
-import { bodyOf, offerIn, respond, startOps, type Generator, type Provider } from '../helpers/ops.js';
+import { bodyOf, offerIn, startOps, type Generator, type Provider } from '../helpers/ops.js';
 import { distributeTo, makeResponder } from '../helpers/offers.js';
 import { stubMethod } from '../helpers/stub.js';
+import { clearQueues } from '../helpers/queues.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('Idempotency-Key (D24): retries act once', () => {
@@ -33,7 +34,11 @@ describe('Idempotency-Key (D24): retries act once', () => {
   before(async () => {
     ({ app, gen, other, prov } = await startOps({ provider: { name: 'Grúas Idem' } }));
   });
-  after(async () => app.close());
+  after(async () => {
+    // an offer was created without workers: its jobs must not run in a later suite
+    await clearQueues(app.rt);
+    await app.close();
+  });
 
   const fork = () => app.rt.orm.em.fork();
   const post = (path: string, json: unknown, key?: string, auth = gen.auth) =>
