@@ -32,7 +32,8 @@ describe('Idempotency-Key (D24): retries act once', () => {
   let prov: Provider;
 
   before(async () => {
-    ({ app, gen, other, prov } = await startOps({ provider: { name: 'Grúas Idem' } }));
+    // a Redis prefix of its own: one test wipes every key of it
+    ({ app, gen, other, prov } = await startOps({ provider: { name: 'Grúas Idem' }, env: { QUEUE_PREFIX: `idem_${process.pid}_${Date.now().toString(36)}` } }));
   });
   after(async () => {
     // an offer was created without workers: its jobs must not run in a later suite
