@@ -85,6 +85,18 @@ describe('offer quota per generator (D24)', () => {
     expect((await direct(auth.other)).statusCode).to.equal(200);
   });
 
+  it('a 429 does not spend an Idempotency-Key: once the minute frees a place, the retry with the key acts (RET-5)', async () => {
+    const body = offerBody();
+    const refused = await app.client.post('api/v3/oferta', { headers: { authorization: auth.limited, 'idempotency-key': `quota-${body.uuid as string}` }, json: body });
+    expect(refused.statusCode).to.equal(429);
+    // the minute passes: its counter goes
+    await app.rt.redis.del(`${offerQuotaKeyPrefix(app.rt.config.queuePrefix)}:${(await app.rt.orm.em.fork().findOneOrFail(ApiUser, { username: 'gen-quota-3' })).id}`);
+    const retry = await app.client.post('api/v3/oferta', { headers: { authorization: auth.limited, 'idempotency-key': `quota-${body.uuid as string}` }, json: body });
+    expect(retry.statusCode).to.equal(200);
+    expect(retry.headers['idempotent-replayed']).to.equal(undefined);
+    expect(await app.rt.orm.em.fork().findOne(Offer, { uuid: body.uuid as string })).to.not.equal(null);
+  });
+
   it('keeps its counts in Redis under the queue prefix, one key per generator', async () => {
     const keys = await app.rt.redis.keys(`${offerQuotaKeyPrefix(app.rt.config.queuePrefix)}*`);
     expect(keys.length).to.equal(2);
