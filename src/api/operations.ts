@@ -30,6 +30,7 @@ import { consoleHome, consoleOffer, consoleResend } from './deliveries/console.j
 import { login } from './operators/login.js';
 import { adminLogin, adminLoginPage, adminQueues } from './operators/pages.js';
 import { listRecipients } from './operators/recipients.js';
+import { operatorLiveMap, operatorSocketToken } from './operators/liveMap.js';
 import { addAddress } from './service/addAddress.js';
 import { cancelService, confirmAssignment, withdrawOffer } from './service/assignment.js';
 import { assignDirectly } from './service/directAssignment.js';
@@ -40,7 +41,7 @@ import { issueTechnicianTokenOp } from './providers/technicianToken.js';
 import { reportProgress } from './service/progress.js';
 import { changeTechnician } from './providers/changeTechnician.js';
 import { metricsEndpoint } from './deliveries/metrics.js';
-import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, mapAsset, openApiDocument } from './system/system.js';
+import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, pageAsset, openApiDocument } from './system/system.js';
 
 /** Every operation, in the order the document lists them. */
 export const OPERATIONS: readonly OperationDecl[] = [
@@ -63,6 +64,8 @@ export const OPERATIONS: readonly OperationDecl[] = [
   historyOptions,
   login,
   listRecipients,
+  operatorLiveMap,
+  operatorSocketToken,
   adminLoginPage,
   adminLogin,
   adminQueues,
@@ -73,7 +76,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   asyncApiDocument,
   docsPage,
   docsAsset,
-  mapAsset,
+  pageAsset,
   requestTrackingCode,
   trackService,
   trackServicePublic,

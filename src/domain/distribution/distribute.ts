@@ -24,6 +24,7 @@ import { centralReceivers } from '../../db/stores/parties.js';
 import { claimUnnotifiedTechnicians, recipientCounts, recordRecipients as insertRecipients, type RecipientRow } from '../../db/stores/recipients.js';
 import { profileEndpoint, recordAttempts, sendDelivery, type SendConfig } from '../../webhooks/dispatch.js';
 import { afterCommit } from '../offers/lifecycle/announce.js';
+import { operatorStatesMessage } from '../offers/lifecycle/events.js';
 import { findCandidatesMany } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
 
@@ -81,6 +82,9 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
   }
   const { offers, counts } = locked;
   const published = await publishToTechnicians(rt, em, offers);
+  // D23: the operators' console shows the new offers (one message for the batch)
+  const opened = operatorStatesMessage(offers.map((o) => ({ uuid: o.uuid, estado: 'ABIERTA', anterior: null })), new Date().toISOString());
+  await afterCommit(rt, 'tell operators of distributed offers', { count: offers.length }, () => rt.events.publishMany([opened]));
   const pushes = await pushToCentrals(em, offers.map((o) => o.uuid), rt.config);
   // The other offers' own jobs would only find them done: withdrawn once everything is sent (a job already
   // running ends with its one read; if this process dies before, they run and find what is left).
