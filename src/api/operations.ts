@@ -26,9 +26,9 @@ import { acceptOffer } from './offers/acceptOffer.js';
 import { createOffer } from './offers/createOffer.js';
 import { getOfferResponses } from './offers/offerResponses.js';
 import type { OperationDecl } from './operation.js';
-import { consoleHome, consoleOffer, consoleResend } from './deliveries/console.js';
+import { consoleHome, consoleOffer, consoleQueue, consoleResend, consoleScript } from './deliveries/console.js';
 import { login } from './operators/login.js';
-import { adminLogin, adminLoginPage, adminQueues } from './operators/pages.js';
+import { adminLogin, adminLoginPage, adminLogout, adminQueues } from './operators/pages.js';
 import { listRecipients } from './operators/recipients.js';
 import { operatorLiveMap, operatorSocketToken } from './operators/liveMap.js';
 import { addAddress } from './service/addAddress.js';
@@ -68,6 +68,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   operatorSocketToken,
   adminLoginPage,
   adminLogin,
+  adminLogout,
   adminQueues,
   health,
   healthLive,
@@ -99,6 +100,8 @@ export const OPERATIONS: readonly OperationDecl[] = [
   consoleHome,
   consoleOffer,
   consoleResend,
+  consoleQueue,
+  consoleScript,
   metricsEndpoint,
 ];
 

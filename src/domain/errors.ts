@@ -90,6 +90,8 @@ export interface DomainErrorFacts {
   'delivery.in-flight': { id: string; state: string };
   /** D15: resending is an admin's */
   'delivery.admin-only': Record<string, never>;
+  /** D23: the acceptance notice (6.1) is sent once; resending it needs the admin to say they understand that */
+  'delivery.consent-needed': { id: string };
   /** D14: `hasta` names no message of this chat */
   'chat.message-unknown': { id: string };
 }

@@ -153,6 +153,11 @@ export function fitView(points: readonly LatLng[], size: { width: number; height
   return makeView(width, height, center, step);
 }
 
+/** A view of `size` centred on `center` at `metersPerPixel` (a view the user zoomed, kept as the drawing resizes). */
+export function viewAt(center: LatLng, metersPerPixel: number, size: { width: number; height: number }): View {
+  return makeView(size.width, size.height, center, metersPerPixel);
+}
+
 /** One zoom step finer (-1) or coarser (+1), same centre. */
 export function zoomView(v: View, dir: -1 | 1): View {
   const i = ZOOM_STEPS.indexOf(v.metersPerPixel);
