@@ -197,7 +197,7 @@ describe('the operator console’s work queue and live map in headless Chromium 
       expect(await page.locator('#ver-tabla').getAttribute('aria-pressed')).to.equal('true');
       expect(await page.evaluate(`document.activeElement?.id`)).to.equal('datos-mapa');
       expect(await page.locator('#lienzo').isVisible()).to.equal(false);
-      await page.screenshot({ path: `${OUT}/${size.name}-solo-tabla.png`, fullPage: true });
+      await page.locator('#mapa-vivo').screenshot({ path: `${OUT}/${size.name}-solo-tabla.png` });
       await page.locator('#ver-tabla').focus();
       await page.keyboard.press('Space');
       expect(await page.locator('#ver-tabla').getAttribute('aria-pressed')).to.equal('false');

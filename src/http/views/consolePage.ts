@@ -34,7 +34,7 @@ function zoneOffset(now = new Date()): string {
 export const DELIVERY_KIND_WORDS: Record<string, string> = {
   acceptance: 'Aviso de aceptación al generador',
   state: 'Cambio de estado al generador',
-  novedad: 'Novedad al generador',
+  novedad: 'Novedad a la central',
   'offer-push': 'Oferta enviada a la central',
   'assignment-push': 'Asignación enviada a la central',
 };
@@ -91,6 +91,7 @@ const STYLE = `
   input { font: inherit; padding: .45rem; min-width: min(18rem, 100%); border: 2px solid #6b7280; border-radius: 6px; }
   button { font: inherit; padding: .45rem .9rem; border: 0; border-radius: 6px; background: #1d4ed8; color: #fff; cursor: pointer; }
   button.secundario { background: #fff; color: #1d4ed8; border: 2px solid #1d4ed8; }
+  button.secundario[aria-pressed="true"] { background: #1d4ed8; color: #fff; }
   :focus-visible { outline: 3px solid #b45309; outline-offset: 2px; }
   .ok { color: #14532d; } .failed { color: #991b1b; font-weight: 600; }
   .error { color: #991b1b; background: #fef2f2; border-left: 4px solid #991b1b; padding: .5rem .7rem; }
@@ -103,7 +104,8 @@ const STYLE = `
   .mapa-cuerpo { display: grid; gap: 1rem; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); align-items: start; margin-top: .6rem; }
   .mapa-cuerpo.solo-tabla { grid-template-columns: minmax(0, 1fr); }
   .mapa-cuerpo.solo-tabla .lienzo { display: none; }
-  .lienzo svg { display: block; width: 100%; height: auto; border-radius: 6px; border: 1px solid #cbd5e1; }
+  .lienzo svg.mapa { display: block; width: 100%; height: auto; border-radius: 6px; border: 1px solid #cbd5e1; }
+  .leyenda svg { flex: none; }
   .leyenda { list-style: none; display: flex; flex-wrap: wrap; gap: .3rem 1rem; padding: 0; margin: .5rem 0 0; font-size: .85rem; }
   .leyenda li { display: flex; align-items: center; gap: .3rem; }
   #datos-mapa { max-height: 34rem; }
@@ -178,7 +180,7 @@ export function workQueuePart(items: WorkItem[], now = Date.now()): string {
 <th scope="row"><a href="${CONSOLE_PATH}/ofertas/${esc(w.uuid)}">${esc(ref)}</a></th>
 <td data-etiqueta="Estado">${esc(stateWord(w.state))}${reasons ? `<br>${reasons}${esc(deliveries)}` : ''}</td>
 <td data-etiqueta="Tipo">${esc(w.tipo)}</td>
-<td data-etiqueta="Dirección">${esc(w.direccion ?? '—')}${w.ciudad ? `, ${esc(w.ciudad)}` : ''}</td>
+<td data-etiqueta="Dirección">${esc([w.direccion, w.ciudad].filter(Boolean).join(', ') || '—')}</td>
 <td data-etiqueta="Generador">${esc(w.generador)}</td>
 <td data-etiqueta="Central">${esc(w.central ?? '—')}</td>
 <td data-etiqueta="Técnico">${esc(w.tecnico ?? '—')}${w.tecnicoIdentificador ? ` <span class="suave">(${esc(w.tecnicoIdentificador)})</span>` : ''}</td>

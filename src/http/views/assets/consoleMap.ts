@@ -50,10 +50,11 @@ export function ago(iso: string | null, now: number): string {
   return `hace ${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 }
 
-/** The window's countdown: "0:21", or "cerrando…" once past. */
+/** The window's countdown: "0:21"; "cerrando…" just past it; "vencida hace 5 min" when the closing is late. */
 export function countdown(iso: string | null, now: number): string {
   if (!iso) return '—';
   const s = Math.ceil((Date.parse(iso) - now) / 1000);
+  if (s <= -30) return `vencida ${ago(iso, now)}`;
   if (s <= 0) return 'cerrando…';
   return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
 }
@@ -132,7 +133,7 @@ export function mapTables(d: LiveMap, now: number, timeZone: string = CONSOLE_TI
     ? d.tecnicos
         .map(
           (t) =>
-            `<tr id="fila-tec-${t.id}" data-estado="${t.estado}"><th scope="row">${esc(t.nombre)}${t.identificador ? ` <span class="suave">(${esc(t.identificador)})</span>` : ''}</th><td>${esc(t.central)}</td><td>${esc(TECH_WORD[t.estado])}</td><td class="pos">${t.latitud.toFixed(5)}, ${t.longitud.toFixed(5)}</td><td><span data-desde="${esc(t.fecha)}" title="${esc(clock(t.fecha, timeZone))}">${esc(ago(t.fecha, now))}</span></td></tr>`,
+            `<tr id="fila-tec-${t.id}" data-estado="${t.estado}"><th scope="row">${esc(t.nombre)}${t.identificador ? ` <span class="suave">(${esc(t.identificador)})</span>` : ''}</th><td data-etiqueta="Central">${esc(t.central)}</td><td data-etiqueta="Estado">${esc(TECH_WORD[t.estado])}</td><td class="pos" data-etiqueta="Posición">${t.latitud.toFixed(5)}, ${t.longitud.toFixed(5)}</td><td data-etiqueta="Reportada"><span data-desde="${esc(t.fecha)}" title="${esc(clock(t.fecha, timeZone))}">${esc(ago(t.fecha, now))}</span></td></tr>`,
         )
         .join('')
     : '<tr><td colspan="5">Ningún técnico reportó su posición en las últimas 12 horas.</td></tr>';
@@ -140,7 +141,7 @@ export function mapTables(d: LiveMap, now: number, timeZone: string = CONSOLE_TI
     ? d.ofertas
         .map(
           (o) =>
-            `<tr id="fila-oferta-${esc(o.uuid)}"><th scope="row"><a href="/admin/console/ofertas/${esc(o.uuid)}">${esc(o.tipo)}</a></th><td>${esc(o.generador)}</td><td>${esc(o.direccion ?? `${o.latitud.toFixed(4)}, ${o.longitud.toFixed(4)}`)}</td><td><span data-cierre="${esc(o.cierre ?? '')}">${esc(countdown(o.cierre, now))}</span> <span class="suave">(${esc(clock(o.cierre, timeZone).slice(11))})</span></td></tr>`,
+            `<tr id="fila-oferta-${esc(o.uuid)}"><th scope="row"><a href="/admin/console/ofertas/${esc(o.uuid)}">${esc(o.tipo)}</a></th><td data-etiqueta="Generador">${esc(o.generador)}</td><td data-etiqueta="Origen">${esc(o.direccion ?? `${o.latitud.toFixed(4)}, ${o.longitud.toFixed(4)}`)}</td><td data-etiqueta="Cierra en"><span data-cierre="${esc(o.cierre ?? '')}">${esc(countdown(o.cierre, now))}</span> <span class="suave">(${esc(clock(o.cierre, timeZone).slice(11))})</span></td></tr>`,
         )
         .join('')
     : '<tr><td colspan="4">No hay ofertas abiertas.</td></tr>';
@@ -150,14 +151,14 @@ export function mapTables(d: LiveMap, now: number, timeZone: string = CONSOLE_TI
           const live = d.tecnicos.find((t) => t.id === s.tecnicoId);
           const from = live ? techAt(live) : s.tecnicoPosicion ? techAt(s.tecnicoPosicion) : null;
           const dist = from ? formatDistance(distanceMeters(from, techAt(s.destino))) : 'sin posición';
-          return `<tr id="fila-servicio-${esc(s.uuid)}"><th scope="row"><a href="/admin/console/ofertas/${esc(s.uuid)}">${esc(s.codigoServicio ?? s.uuid.slice(0, 8))}</a></th><td>${esc(stateWord(s.estado))}</td><td>${esc(s.tecnico ?? '—')}</td><td>${esc(s.destino.direccion ?? `${s.destino.latitud.toFixed(4)}, ${s.destino.longitud.toFixed(4)}`)}</td><td class="dist">${esc(dist)}</td></tr>`;
+          return `<tr id="fila-servicio-${esc(s.uuid)}"><th scope="row"><a href="/admin/console/ofertas/${esc(s.uuid)}">${esc(s.codigoServicio ?? s.uuid.slice(0, 8))}</a></th><td data-etiqueta="Estado">${esc(stateWord(s.estado))}</td><td data-etiqueta="Técnico">${esc(s.tecnico ?? '—')}</td><td data-etiqueta="Destino">${esc(s.destino.direccion ?? `${s.destino.latitud.toFixed(4)}, ${s.destino.longitud.toFixed(4)}`)}</td><td class="dist" data-etiqueta="Distancia">${esc(dist)}</td></tr>`;
         })
         .join('')
     : '<tr><td colspan="5">Ningún servicio asignado o en camino.</td></tr>';
-  return `<table id="tabla-tecnicos"><caption>Técnicos (${d.tecnicos.length})</caption>
+  return `<table id="tabla-tecnicos" class="tarjetas"><caption>Técnicos (${d.tecnicos.length})</caption>
 <thead><tr><th scope="col">Técnico</th><th scope="col">Central</th><th scope="col">Estado</th><th scope="col">Posición</th><th scope="col">Reportada</th></tr></thead><tbody>${techs}</tbody></table>
-<table id="tabla-ofertas"><caption>Ofertas abiertas (${d.ofertas.length})</caption>
+<table id="tabla-ofertas" class="tarjetas"><caption>Ofertas abiertas (${d.ofertas.length})</caption>
 <thead><tr><th scope="col">Tipo</th><th scope="col">Generador</th><th scope="col">Origen</th><th scope="col">Cierra en</th></tr></thead><tbody>${offers}</tbody></table>
-<table id="tabla-servicios"><caption>Servicios asignados y en camino (${d.servicios.length})</caption>
+<table id="tabla-servicios" class="tarjetas"><caption>Servicios asignados y en camino (${d.servicios.length})</caption>
 <thead><tr><th scope="col">Servicio</th><th scope="col">Estado</th><th scope="col">Técnico</th><th scope="col">Destino</th><th scope="col">Distancia en línea recta</th></tr></thead><tbody>${services}</tbody></table>`;
 }

@@ -42,8 +42,8 @@ export function distanceMeters(a: LatLng, b: LatLng): number {
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-/** The zoom steps, in ground metres per pixel at the view's centre: 1, 2, 5, 10, 20, 50 … 20 000. */
-export const ZOOM_STEPS: readonly number[] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000];
+/** The zoom steps, in ground metres per pixel at the view's centre: 1, 1.5, 2, 3, 4, 5, 7, 10, 15 … 20 000 (the bar stays round). */
+export const ZOOM_STEPS: readonly number[] = [1, 10, 100, 1000].flatMap((k) => [1, 1.5, 2, 3, 4, 5, 7].map((m) => m * k)).concat([10000, 15000, 20000]);
 /** The scale bar's lengths, in metres. */
 const BAR_STEPS: readonly number[] = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000];
 
