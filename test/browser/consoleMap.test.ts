@@ -156,7 +156,7 @@ describe('the operator console’s work queue and live map in headless Chromium 
       const row = await onWay.textContent();
       expect(row).to.include('SV-MAPA01').and.include('En camino').and.include('GRUA').and.include('Calle 100 # 15-20');
       expect(row).to.include('Aseguradora Andina').and.include('Grúas del Sur').and.include('Pedro Camino');
-      expect(row).to.include('4.64820, -74.10120').and.include('2 mensajes').and.include('1 enviados');
+      expect(row).to.match(/4\.6\d{4}, -74\.\d{5}/).and.include('2 mensajes').and.include('1 enviados');
       expect(await queue.locator('tr', { hasText: 'SV-LENTO2' }).textContent()).to.include('Sin avance hace mucho');
       expect(await queue.locator('tr', { hasText: 'Calle 19 # 4-20' }).textContent()).to.include('La ventana de respuestas ya debía haberse cerrado');
       const notice = await queue.locator('tr', { hasText: 'SV-AVISO3' }).textContent();
@@ -222,6 +222,9 @@ describe('the operator console’s work queue and live map in headless Chromium 
       expect(after.x, 'west is left').to.be.below(before.x);
       expect(after.y, 'south is down').to.be.above(before.y);
       await page.locator(`#fila-tec-${freeTechId} .pos`, { hasText: `${to.lat.toFixed(5)}, ${to.lng.toFixed(5)}` }).waitFor();
+      // the work queue's "last position" of a busy technician moves live too
+      await app.client.put('api/v3/posicion-tecnico', { headers: { 'x-apikey': prov.apiKey }, json: { dniTecnico: prov.technician.dni, latitud: 4.6512, longitud: -74.0952 } });
+      await page.locator(`#cola-${enCamino} [data-tec-pos="${prov.technician.id}"]`, { hasText: '4.65120, -74.09520' }).waitFor();
 
       // the technician itself, with its own token (D20), reports again: the marker moves again
       const token = await app.client.post('api/v3/tecnicos/token', { headers: { 'x-apikey': norte.apiKey }, json: { dniTecnico: await techDni(freeTechId) } });

@@ -94,7 +94,7 @@ describe('the operator console’s data and rules (issue 31, D23)', function () 
     const now = new Date('2026-11-28T10:00:00Z');
     const row = (o: Partial<WorkQueueRow>): WorkQueueRow => ({
       uuid: randomUUID(), state: 'EN_CAMINO', codigoServicio: null, tipo: 'GRUA', direccion: null, ciudad: null, createdAt: now.toISOString(),
-      deadlineAt: null, lastChangeAt: now.toISOString(), generador: 'g', central: null, tecnico: null, tecnicoIdentificador: null, techLat: null,
+      deadlineAt: null, lastChangeAt: now.toISOString(), generador: 'g', central: null, technicianId: null, tecnico: null, tecnicoIdentificador: null, techLat: null,
       techLng: null, techPositionAt: null, chatMessages: 0, chatLastAt: null, smsSent: 0, smsFailed: 0, surveyRating: null, failedDeliveries: 0, ...o,
     });
     expect(stuckReasons(row({}), now)).to.deep.equal([]);

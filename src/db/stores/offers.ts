@@ -536,6 +536,7 @@ export interface WorkQueueRow {
   lastChangeAt: string;
   generador: string;
   central: string | null;
+  technicianId: number | null;
   tecnico: string | null;
   tecnicoIdentificador: string | null;
   techLat: number | null;
@@ -563,7 +564,7 @@ const WORK_QUEUE = prepared(`
   select o.uuid, o.state, o.codigo_servicio as "codigoServicio", st.type as tipo, o.direccion_origen as direccion, o.ciudad,
          o.created_at as "createdAt", o.deadline_at as "deadlineAt", coalesce(lt.at, o.updated_at) as "lastChangeAt",
          coalesce(g.business_name, g.username) as generador, c.name as central,
-         t.names as tecnico, t.identifier as "tecnicoIdentificador", t.lat as "techLat", t.lng as "techLng", t.position_at as "techPositionAt",
+         t.id as "technicianId", t.names as tecnico, t.identifier as "tecnicoIdentificador", t.lat as "techLat", t.lng as "techLng", t.position_at as "techPositionAt",
          (select count(*)::int from chat_message m where m.offer_uuid = o.uuid) as "chatMessages",
          (select max(m.enviado_en) from chat_message m where m.offer_uuid = o.uuid) as "chatLastAt",
          (select count(*)::int from sms_message s where s.offer_uuid = o.uuid and s.state = 'sent') as "smsSent",

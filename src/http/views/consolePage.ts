@@ -161,7 +161,8 @@ const search = (q = '') => `<section aria-labelledby="buscar-t"><h2 id="buscar-t
 /** Where the technician was last seen, and how long ago. */
 function lastPosition(w: WorkItem, now: number): string {
   if (w.techLat == null || w.techLng == null) return '—';
-  return `${esc(w.techLat.toFixed(5))}, ${esc(w.techLng.toFixed(5))} <span class="suave" data-desde="${esc(w.techPositionAt ?? '')}">${esc(ago(w.techPositionAt, now))}</span>`;
+  // the script moves it on the technician's `technician.position`
+  return `<span data-tec-pos="${esc(w.technicianId)}">${esc(w.techLat.toFixed(5))}, ${esc(w.techLng.toFixed(5))}</span> <span class="suave" data-desde="${esc(w.techPositionAt ?? '')}">${esc(ago(w.techPositionAt, now))}</span>`;
 }
 
 /** The work queue's section (also served alone at CONSOLE_QUEUE_PATH for the live refresh). */

@@ -135,6 +135,14 @@ if (lienzo) {
   };
 
   const onPosition = (p) => {
+    document.querySelectorAll('[data-tec-pos="' + Number(p.tecnicoId) + '"]').forEach((el) => {
+      el.textContent = p.latitud.toFixed(5) + ', ' + p.longitud.toFixed(5);
+      const age = el.nextElementSibling;
+      if (age && age.hasAttribute('data-desde')) {
+        age.setAttribute('data-desde', p.fecha);
+        age.textContent = ago(p.fecha, Date.now());
+      }
+    });
     if (!data) return;
     const t = data.tecnicos.find((x) => x.id === p.tecnicoId);
     if (!t) return changed(); // not on the map yet: ask again
