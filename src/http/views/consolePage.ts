@@ -110,7 +110,7 @@ const STYLE = `
   .leyenda li { display: flex; align-items: center; gap: .3rem; }
   #datos-mapa { max-height: 34rem; }
   .vivo { font-size: .85rem; } .vivo[data-estado="si"]::before { content: "● "; color: #15803d; } .vivo[data-estado="no"]::before { content: "● "; color: #b91c1c; }
-  dialog { max-width: 34rem; border: 0; border-radius: 8px; box-shadow: 0 8px 30px #0005; padding: 1.2rem; }
+  dialog { width: min(34rem, calc(100% - 1.5rem)); max-width: none; border: 0; border-radius: 8px; box-shadow: 0 8px 30px #0005; padding: 1.2rem; }
   dialog::backdrop { background: #0008; }
   dialog .acciones { display: flex; gap: .6rem; justify-content: flex-end; margin-top: 1rem; flex-wrap: wrap; }
   dialog label { font-weight: 400; display: flex; gap: .5rem; align-items: flex-start; margin-top: .6rem; }
