@@ -12,8 +12,8 @@
  * test-artifacts/console-map/ (ignored by git).
  */
 import { expect } from 'chai';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { AxeBuilder } from '@axe-core/playwright';
+import { mkdirSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
@@ -25,24 +25,16 @@ import { bodyOf, makeProvider, offerIn, respond, startOps, type Generator, type 
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 
 const OUT = 'test-artifacts/console-map';
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SIZES = [
   { name: 'telefono', viewport: { width: 390, height: 844 } },
   { name: 'escritorio', viewport: { width: 1366, height: 900 } },
 ] as const;
 
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: Array<{ target: string[] }>;
-}
-
-/** axe-core's serious and critical violations on the page as it is now (evaluated over CDP: the page's CSP stays on). */
+/** axe-core's serious and critical violations on the page as it is now (@axe-core/playwright injects it over CDP: the page's CSP stays on). */
 async function seriousViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(`'axe' in window`))) await page.evaluate(AXE);
-  const violations = await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)`);
-  return (violations as AxeViolation[])
+  const { violations, passes } = await new AxeBuilder({ page }).analyze();
+  expect(passes.length, 'axe-core ran its rules').to.be.greaterThan(10);
+  return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
