@@ -163,6 +163,16 @@ describe('the operator console’s data and rules (issue 31, D23)', function () 
     expect(rcv.calls).to.have.length(2);
   });
 
+  it('serves the work queue alone for the live refresh, to operators only', async () => {
+    const offer = await offerIn(em(), gen, 'EN_SITIO', prov, { codigoServicio: 'SV-COLA1' });
+    const part = await app.client.get('admin/console/cola', { headers: { cookie: `operator_token=${jwt}`, accept: 'text/html' }, responseType: 'text' });
+    expect(part.statusCode).to.equal(200);
+    expect(part.headers['content-type']).to.match(/^text\/html/);
+    expect(part.body).to.match(/^<section id="cola"/).and.include(`id="cola-${offer.uuid}"`).and.include('En el sitio');
+    const anonymous = await app.client.get('admin/console/cola', { headers: { accept: 'text/html' }, responseType: 'text' });
+    expect([anonymous.statusCode, anonymous.headers.location]).to.deep.equal([302, '/admin/login?next=%2Fadmin%2Fconsole%2Fcola']);
+  });
+
   it('serves the console’s modules and script, nothing else under /assets/', async () => {
     for (const path of ['assets/map.js', 'assets/console-map.js', 'admin/console/app.js']) {
       const res = await app.client.get(path, { responseType: 'text' });
