@@ -260,6 +260,7 @@ describe('the operator console’s work queue and live map in headless Chromium 
       await Promise.all([page.waitForURL(/reenvio=ok$/), page.keyboard.press('Enter')]);
       await page.getByText('Entrega reenviada: el receptor respondió 2xx.').waitFor();
       expect(rcv.calls.length).to.equal(calls + 1);
+      await page.goto(`${app.url}/admin/console/ofertas/${resendOffer}`); // a clean address, so the next redirect is told apart
 
       // the acceptance notice (6.1): the dialog explains it is sent once and wants the box ticked
       await page.getByRole('button', { name: /^Reenviar: Aviso de aceptación al generador/ }).focus();

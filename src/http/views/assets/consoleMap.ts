@@ -91,6 +91,7 @@ export function mapSvg(d: LiveMap, v: View, now: number): string {
       at: techAt(o),
       id: `oferta-${o.uuid}`,
       label: countdown(o.cierre, now),
+      data: { cierre: o.cierre ?? '' },
       title: `Oferta abierta: ${o.tipo}, de ${o.generador}${o.direccion ? `, ${o.direccion}` : ''}`,
     })),
     ...d.servicios.map((s) => ({
@@ -107,22 +108,15 @@ export function mapSvg(d: LiveMap, v: View, now: number): string {
       title: `${t.nombre} (${t.central}): ${TECH_WORD[t.estado]}`,
     })),
   ];
-  const routes: Route[] = d.servicios
-    .filter((s) => s.tecnicoPosicion)
-    .map((s) => {
-      const live = d.tecnicos.find((t) => t.id === s.tecnicoId);
-      return { from: live ? techAt(live) : techAt(s.tecnicoPosicion!), to: techAt(s.destino), id: `ruta-${s.uuid}` };
-    });
-  const svg = svgMap(v, { markers, routes }, {
+  const routes: Route[] = d.servicios.flatMap((s) => {
+    const live = d.tecnicos.find((t) => t.id === s.tecnicoId) ?? s.tecnicoPosicion;
+    return live ? [{ from: techAt(live), to: techAt(s.destino), id: `ruta-${s.uuid}` }] : [];
+  });
+  return svgMap(v, { markers, routes }, {
     id: 'mapa',
     title: 'Mapa en vivo de técnicos, ofertas abiertas y servicios en camino',
     desc: `${summary(d)} Escala: la barra mide ${v.scaleBar.label}. Los mismos datos están en la tabla «Datos del mapa».`,
   });
-  // the offers' countdowns tick in the browser: their labels carry the deadline
-  return d.ofertas.reduce(
-    (out, o) => out.replace(`id="oferta-${esc(o.uuid)}"`, `id="oferta-${esc(o.uuid)}" data-cierre="${esc(o.cierre ?? '')}"`),
-    svg,
-  );
 }
 
 export const LEGEND = legendHtml(['free', 'busy', 'offer', 'site']);

@@ -184,6 +184,8 @@ export interface Marker {
   title?: string;
   /** an id for the group, so scripts and tests find it */
   id?: string;
+  /** `data-*` attributes for scripts (e.g. a countdown's end) */
+  data?: Readonly<Record<string, string>>;
 }
 
 export interface Route {
@@ -225,7 +227,11 @@ export function markerSvg(v: View, m: Marker): string {
   const label = m.label
     ? `<text x="11" y="4" font-size="12" font-weight="600" fill="#111827" stroke="#fff" stroke-width="3" paint-order="stroke">${esc(m.label)}</text>`
     : '';
-  return `<g class="marcador ${m.kind}"${id} data-kind="${m.kind}" data-lat="${m.at.lat}" data-lng="${m.at.lng}" transform="translate(${n(q.x)} ${n(q.y)})">${title}${shape(m.kind)}${label}</g>`;
+  const data = Object.entries(m.data ?? {})
+    .filter(([k]) => /^[a-z][a-z0-9-]*$/.test(k))
+    .map(([k, v]) => ` data-${k}="${esc(v)}"`)
+    .join('');
+  return `<g class="marcador ${m.kind}"${id}${data} data-kind="${m.kind}" data-lat="${m.at.lat}" data-lng="${m.at.lng}" transform="translate(${n(q.x)} ${n(q.y)})">${title}${shape(m.kind)}${label}</g>`;
 }
 
 /** A dashed line from a technician to where they are going. */
