@@ -41,6 +41,7 @@ const asJson = (v: unknown): Json => v as Json;
 const SECURITY: Record<Auth, Array<Record<string, string[]>>> = {
   basic: [{ basicAuth: [] }],
   apiKey: [{ apiKey: [] }],
+  basicOrApiKey: [{ basicAuth: [] }, { apiKey: [] }],
   basicOrJwt: [{ bearerJwt: [] }, { basicAuth: [] }],
   operator: [{ bearerJwt: [] }, { operatorCookie: [] }],
   chat: [{ trackingToken: [] }, { technicianToken: [] }, { apiKey: [], dniTecnico: [] }, { basicAuth: [] }, { bearerJwt: [] }],
@@ -155,6 +156,18 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
         alternative(401, { description: 'x-dni-tecnico missing (D20)', schema: KeyError, examples: { dniMissing: keyExamples([TECHNICIAN_AUTH_MESSAGES.dniMissing]).e1 } });
         alternative(403, { description: 'x-dni-tecnico names none of the central’s technicians', schema: KeyError, examples: { technicianUnknown: keyExamples([TECHNICIAN_AUTH_MESSAGES.technicianUnknown]).e1 } });
       }
+      break;
+    case 'basicOrApiKey':
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
+      alternative(400, { description: 'A key with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples([AUTH_MESSAGES.keyUnstorable]) });
+      out[401] = {
+        description: 'Credentials missing or wrong: Basic in the system envelope (spec 5.1), the key in its own (spec 5.2)',
+        schema: { anyOf: [ref(SystemError), ref(KeyError)] },
+        examples: { ...systemExamples(AUTH_MESSAGES_EXAMPLES.basic401), ...Object.fromEntries(Object.entries(keyExamples(AUTH_MESSAGES_EXAMPLES.key401)).map(([k, v]) => [`key${k}`, v])) },
+      };
+      out[403] = { description: 'API user inactive (spec 5.1, 5.2)', schema: { anyOf: [ref(SystemError), ref(KeyError)] }, examples: systemExamples([AUTH_MESSAGES.basicInactive]) };
+      out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(KeyError), ref(RateLimited)] } };
+      out[500] = { description: 'Internal failure of the key check (spec 5.2), or unhandled error', schema: { anyOf: [ref(KeyError), ref(SystemError)] } };
       break;
     case 'basicOrJwt':
       alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));

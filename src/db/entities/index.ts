@@ -225,7 +225,8 @@ export const OfferTransition = defineEntity({
 });
 export type OfferTransition = InferEntity<typeof OfferTransition>;
 
-export type DeliveryKind = 'acceptance' | 'state' | 'novedad' | 'offer-push' | 'assignment-push';
+/** `test`: a sample an API user asked for (POST /webhooks/test, D23), about no offer */
+export type DeliveryKind = 'acceptance' | 'state' | 'novedad' | 'offer-push' | 'assignment-push' | 'test';
 export type DeliveryState = 'pending' | 'sending' | 'ok' | 'failed';
 
 /**
