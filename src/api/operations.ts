@@ -41,7 +41,7 @@ import { issueTechnicianTokenOp } from './providers/technicianToken.js';
 import { reportProgress } from './service/progress.js';
 import { changeTechnician } from './providers/changeTechnician.js';
 import { metricsEndpoint } from './deliveries/metrics.js';
-import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, openApiDocument } from './system/system.js';
+import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, mapAsset, openApiDocument } from './system/system.js';
 
 /** Every operation, in the order the document lists them. */
 export const OPERATIONS: readonly OperationDecl[] = [
@@ -74,6 +74,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   asyncApiDocument,
   docsPage,
   docsAsset,
+  mapAsset,
   requestTrackingCode,
   trackService,
   trackServicePublic,
