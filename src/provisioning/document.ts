@@ -41,6 +41,7 @@ export interface ApiUserDoc {
   urlApi?: string;
   apiEndpoint?: Record<string, string>;
   webhookSecret?: string;
+  helpLine?: string;
   requiresPaymentConfirmation?: boolean;
 }
 

@@ -48,7 +48,7 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
       const [r] = await em().execute<Array<{ body: string; state: string }>>(`select body, state from sms_message where to_phone = ? order by created_at desc limit 1`, [phone]);
       return r?.state === 'sent' ? r : undefined;
     });
-    return /([0-9]{6})$/.exec(row.body)![1];
+    return /código de seguimiento es ([0-9]{6})/.exec(row.body)![1];
   };
   /** A directly assigned service with the customer's phone, to the provider's technician. */
   const assignedService = async (phone: string) => {

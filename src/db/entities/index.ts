@@ -55,6 +55,8 @@ export const ApiUser = defineEntity({
     urlApi: p.string().nullable(),
     apiEndpoint: p.json<ApiEndpointMap>(),
     webhookSecret: p.string().nullable(),
+    /** a generator's help line for its customers, shown on the customer page (CUS-3) */
+    helpLine: p.string().length(32).nullable(),
     requiresPaymentConfirmation: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
