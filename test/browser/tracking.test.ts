@@ -92,7 +92,7 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
       await page.getByLabel('Código de 6 dígitos').fill(await smsCode('+573007654321'));
       await page.getByRole('button', { name: 'Ver mi servicio' }).click();
       await page.locator('p.state', { hasText: 'Servicio asignado' }).waitFor();
-      await page.getByText('Carlos Pérez').waitFor();
+      await page.locator('dd', { hasText: 'Carlos' }).first().waitFor(); // the first name only (issue 31)
       const cookies = await context.cookies();
       expect(cookies.find((c) => c.name === 'seguimiento')).to.include({ httpOnly: true, sameSite: 'Strict' });
       expect(await page.evaluate<string>('document.cookie')).to.not.include('seguimiento');
@@ -106,7 +106,7 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
       expect(moved.statusCode).to.equal(200);
       await page.locator('p.state', { hasText: 'El técnico va en camino' }).waitFor();
       await app.client.put('api/v3/posicion-tecnico', { headers: { 'x-apikey': prov.apiKey }, json: { dniTecnico: prov.technician.dni, latitud: 4.6712, longitud: -74.0601 } });
-      await page.getByText('4.67120, -74.06010').waitFor();
+      await page.locator('#marca-tecnico[data-lat="4.6712"]').waitFor();
       expect(await page.locator('svg[role=img]').count()).to.equal(1);
       await page.getByText('Llegada estimada').waitFor();
       await shot(page, '4-en-camino');

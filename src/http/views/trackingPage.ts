@@ -95,7 +95,7 @@ const STYLE = `
   .stars label { font-weight: 400; margin: 0; padding: .4rem .7rem; border: 2px solid #6b7280; border-radius: 6px; }
   .stars input { width: auto; margin-right: .3rem; }
   figure.mapa { margin: .8rem 0 0; }
-  figure.mapa svg { width: 100%; height: auto; border-radius: 8px; display: block; }
+  figure.mapa svg { width: 100%; max-width: 30rem; height: auto; border-radius: 8px; display: block; }
   figure.mapa figcaption { font-size: .9rem; color: #374151; margin-top: .3rem; }
   .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
   @media (min-width: 60rem) {
