@@ -16,6 +16,8 @@ import { PROVIDER_SCHEMAS } from '../providers/centralServices.js';
 import { API, type Auth, type Named, type OperationDecl, type ResponseDecl } from '../operation.js';
 import { OPERATIONS } from '../operations.js';
 import { ControllerError, KeyError, RESPONSE_SCHEMAS, RateLimited, SystemError, ref, str } from './components.js';
+import { GETTING_STARTED } from './gettingStarted.js';
+import { FIELD_DESCRIPTIONS, REQUEST_EXAMPLES, describedSchema } from './requestDocs.js';
 import { SOCKET_SCHEMAS } from './socket.js';
 import { WEBHOOKS, WEBHOOK_SCHEMAS } from './webhooks.js';
 
@@ -276,11 +278,15 @@ function operationObject(op: OperationDecl): JsonObject {
     if (from === 'jsonOrQuery') {
       const props = (schema.schema as { properties?: Record<string, JSONSchema> }).properties ?? {};
       for (const [name, s] of Object.entries(props)) {
-        parameters.push({ name, in: 'query', required: false, description: 'when the JSON body does not carry it', schema: asJson(s) });
+        const said = (s as { description?: string }).description ?? FIELD_DESCRIPTIONS[schema.name]?.[name];
+        parameters.push({ name, in: 'query', required: false, description: `${said ? `${said} ` : ''}(in the query string when the JSON body does not carry it)`, schema: asJson(s) });
       }
     }
     const type = from === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
-    out.requestBody = { required: from !== 'jsonOrQuery', content: { [type]: { schema: asJson(ref(schema)) } } };
+    const media: JsonObject = { schema: asJson(ref(schema)) };
+    // what Swagger UI's "Try it out" fills in (issue 31): a realistic body, never one made up from the patterns
+    if (REQUEST_EXAMPLES[schema.name]) media.example = asJson(REQUEST_EXAMPLES[schema.name]);
+    out.requestBody = { required: from !== 'jsonOrQuery', content: { [type]: media } };
   }
   if (parameters.length) out.parameters = parameters;
   out.responses = Object.fromEntries(
@@ -301,11 +307,18 @@ function collectSchemas(ops: readonly OperationDecl[]): Record<string, JsonObjec
     out.set(n.name, n.schema);
   };
   for (const n of [...RESPONSE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...SOCKET_SCHEMAS, ...CUSTOMER_SCHEMAS, ...DELIVERY_SCHEMAS, ...PROVIDER_SCHEMAS]) add(n);
+  const requests = new Set<string>();
   for (const op of ops) {
-    if (op.input) add(op.input.schema);
+    if (op.input) {
+      add(op.input.schema);
+      requests.add(op.input.schema.name);
+    }
     for (const r of Object.values(op.responses)) if (r.schema && isNamed(r.schema)) add(r.schema);
   }
-  return Object.fromEntries([...out].map(([k, v]) => [k, asJson(v) as JsonObject]));
+  // request bodies: every field described (requestDocs.ts fills what the declaration leaves out)
+  return Object.fromEntries(
+    [...out].map(([k, v]) => [k, asJson(requests.has(k) ? describedSchema(v as Record<string, unknown>, FIELD_DESCRIPTIONS[k] ?? {}) : v) as JsonObject]),
+  );
 }
 
 export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenApiDocument {
@@ -323,7 +336,8 @@ export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenA
       description:
         'Offers of service, a 30-second response window, best-response selection, webhooks and service tracking. ' +
         'Every string a client sends has a maximum length (D19). Errors use the envelopes of spec section 7; ' +
-        '`x-envelope` names the one each operation uses. The WebSocket events are described at /api/v3/asyncapi.json.',
+        '`x-envelope` names the one each operation uses. The WebSocket events are described at /api/v3/asyncapi.json.\n' +
+        GETTING_STARTED,
     },
     servers: [{ url: '/' }],
     tags: [

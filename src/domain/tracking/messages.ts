@@ -4,7 +4,9 @@ import type { Config } from '../../../config/index.js';
 export function publicOrigin(cfg: Pick<Config, 'port'>): string {
   // PUBLIC_ORIGIN is declared with the sockets' Origin check (D24, another branch); until then, its default.
   const declared = (cfg as { publicOrigin?: string | null }).publicOrigin;
-  return (declared ?? `http://127.0.0.1:${cfg.port}`).replace(/\/+$/, '');
+  let origin = declared ?? `http://127.0.0.1:${cfg.port}`;
+  while (origin.endsWith('/')) origin = origin.slice(0, -1);
+  return origin;
 }
 
 /** The customer page's link for an expediente: it opens asking only for the code (D16). */
