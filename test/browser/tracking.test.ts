@@ -118,7 +118,7 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
         headers: { 'x-apikey': prov.apiKey, 'x-dni-tecnico': prov.technician.dni },
       });
       expect(fromTech.statusCode).to.equal(200);
-      await page.getByText('Voy en camino, llego en 10 minutos').waitFor();
+      await page.locator('#mensajes li.tecnico', { hasText: 'Voy en camino, llego en 10 minutos' }).waitFor();
       await page.getByLabel('Escriba al técnico').fill('Gracias, estoy junto al carro gris');
       await page.getByRole('button', { name: 'Enviar mensaje' }).click();
       await page.locator('#mensajes li.cliente', { hasText: 'Gracias, estoy junto al carro gris' }).waitFor();
