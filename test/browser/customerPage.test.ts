@@ -139,6 +139,7 @@ describe('the customer page as the customer sees it (issue 31 items 3, 5; D23)',
       await page.getByLabel('Código de 6 dígitos').waitFor();
       const first = await sms(phone);
       await shot(page, 'phone-1-codigo');
+      expect(await serious(page), 'the code form').to.deep.equal([]);
       await page.getByRole('button', { name: 'Pedir otro código' }).click();
       await page.getByText('Si los datos corresponden a un servicio').waitFor();
       const second = await sms(phone, 1);
@@ -155,6 +156,9 @@ describe('the customer page as the customer sees it (issue 31 items 3, 5; D23)',
       await shot(page, 'phone-2-enlace-sms');
       await page.getByRole('link', { name: 'Pedir otro código' }).click();
       expect(await page.getByLabel('Número de expediente').inputValue()).to.equal(codigo);
+      expect(await page.evaluate<string | undefined>('document.activeElement && document.activeElement.id'), 'the phone is what is left to type').to.equal('telefono');
+      expect(await serious(page), 'the first form').to.deep.equal([]);
+      await shot(page, 'phone-2b-otro-codigo');
       await page.goto(`${app.url}${link.pathname}${link.search}`);
       await page.getByLabel('Código de 6 dígitos').fill(second.code);
       await page.getByRole('button', { name: 'Ver mi servicio' }).click();
