@@ -105,7 +105,7 @@ const STYLE = `
   }
 `;
 
-function layout(title: string, body: string, o: { live?: boolean; insurer?: string; wide?: boolean } = {}): string {
+export function layout(title: string, body: string, o: { live?: boolean; insurer?: string; wide?: boolean } = {}): string {
   return `<!doctype html>
 <html lang="es">
 <head>
