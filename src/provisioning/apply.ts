@@ -98,6 +98,7 @@ export async function applyDocument(em: EntityManager, doc: ProvisionDocument): 
       webhookSecret: u.webhookSecret ?? null,
       helpLine: u.helpLine ?? null,
       requiresPaymentConfirmation: u.requiresPaymentConfirmation ?? false,
+      offersPerMinute: u.offersPerMinute ?? null,
     };
     const row = users.get(u.username);
     if (row) counted('apiUsers', assignChanged(row, want));

@@ -43,6 +43,8 @@ export interface ApiUserDoc {
   webhookSecret?: string;
   helpLine?: string;
   requiresPaymentConfirmation?: boolean;
+  /** D24: offers per minute (POST /oferta, /asignacion-directa); absent: QUOTA_OFFERS_PER_MIN */
+  offersPerMinute?: number;
 }
 
 export interface CentralDoc {

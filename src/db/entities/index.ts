@@ -58,6 +58,8 @@ export const ApiUser = defineEntity({
     /** a generator's help line for its customers, shown on the customer page (CUS-3) */
     helpLine: p.string().length(32).nullable(),
     requiresPaymentConfirmation: p.boolean().default(false),
+    /** D24: a generator's offers per minute (POST /oferta, /asignacion-directa); null: QUOTA_OFFERS_PER_MIN */
+    offersPerMinute: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
