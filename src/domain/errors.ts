@@ -73,6 +73,8 @@ export interface DomainErrorFacts {
   'tracking.too-many-attempts': { retryAfterS: number };
   /** D14: a wrong, expired or spent code */
   'tracking.code-invalid': Record<string, never>;
+  /** issue 29.9 (LIM-6): a page beyond MAX_LIST_DEPTH rows of a paged list; `maxPage` at this page size */
+  'list.too-deep': { maxPage: number; maxRows: number };
   /** D14: an unknown, malformed or expired tracking token */
   'tracking.token-invalid': Record<string, never>;
   /** D14: the survey before FINALIZADA, or a second one */
