@@ -21,6 +21,7 @@ import {
   trackServicePublic,
 } from './customer/tracking.js';
 import { listWebhookDeliveries } from './deliveries/deliveries.js';
+import { testWebhook } from './webhooks/testWebhook.js';
 import { listCentralServices } from './providers/centralServices.js';
 import { acceptOffer } from './offers/acceptOffer.js';
 import { createOffer } from './offers/createOffer.js';
@@ -96,6 +97,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   trackingPageLogout,
   trackingPageScript,
   listWebhookDeliveries,
+  testWebhook,
   listCentralServices,
   consoleHome,
   consoleOffer,
