@@ -24,7 +24,7 @@ import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_MESSAGES, authenticateApiKey, authenticateBasic } from '../auth/credentials.js';
 import type { AuthGuard } from '../auth/failLimit.js';
-import { operatorOfToken } from '../auth/jwt.js';
+import { operatorOfToken, operatorStillExists } from '../auth/jwt.js';
 import { technicianOfApiUser, techniciansOfApiUser } from '../db/stores/technicians.js';
 import { controllerError, keyError, systemError, type HttpError } from '../envelopes.js';
 import { TRACKING_MESSAGES } from '../api/customer/messages.js';
@@ -166,8 +166,9 @@ export async function authenticateUpgrade(em: EntityManager, req: IncomingMessag
     const op = await operatorOfToken(em, token, jwtSecret);
     if (!op) throw systemError(401, AUTH_MESSAGES.basicInvalid);
     const run = async (fresh: EntityManager) => {
-      // an expired JWT, or an operator deleted or renamed since
-      if (!(await operatorOfToken(fresh, token, jwtSecret))) throw systemError(401, AUTH_MESSAGES.basicInvalid);
+      // the session over (the JWT's expiry, or the session's a console socket token carries), or the operator deleted or renamed
+      if (op.sessionEnds !== undefined && Date.now() >= op.sessionEnds * 1000) throw systemError(401, AUTH_MESSAGES.basicInvalid);
+      if (!(await operatorStillExists(fresh, op))) throw systemError(401, AUTH_MESSAGES.basicInvalid);
     };
     return { identity: { kind: 'operator', operatorId: op.id, username: op.username }, recheck: { kind: 'each', key: keyOf('operator', token), run } };
   }

@@ -130,6 +130,8 @@ const TARGETS: Target[] = [
   { method: 'GET', path: '/api/v3/types', auth: 'basic', base: () => ({}) },
   { method: 'POST', path: '/api/v3/users/login', auth: 'none', base: () => ({ username: 'ops', password: 'secret-password' }) },
   { method: 'GET', path: '/api/v3/admin/offers/x/recipients', auth: 'none', base: () => ({}) },
+  { method: 'POST', path: '/api/v3/webhooks/test', auth: 'basic', base: () => ({ tipo: 'respuesta' }) },
+  { method: 'POST', path: '/api/v3/webhooks/test', auth: 'key', base: () => ({ tipo: 'novedad' }) },
   // D24 (issue 29 items 6 and 9): share links, the public view, sign-out
   { method: 'POST', path: '/api/v3/tracking/share', auth: 'signed', base: () => ({ token: trackingToken }) },
   { method: 'POST', path: '/api/v3/tracking/track/public', auth: 'signed', base: () => ({ token: `pub_${'A'.repeat(43)}` }) },

@@ -119,6 +119,23 @@ describe('sockets held to HTTP’s rules (issue 29 item 7, D24)', () => {
       expect(await s.closed()).to.equal(4401);
     });
 
+    it('the console’s socket token opens a socket that lives as long as the session, not as the token (D23)', async () => {
+      const { operator } = await makeOperator(em());
+      const sessionEnds = Math.floor(Date.now() / 1000) + 3600;
+      const jwt = await signOperatorToken({ id: operator.id, username: operator.username, role: operator.role, sessionEnds }, app.rt.config.jwtSecret, '1s', { session: true });
+      const s = await socket({ authorization: `Bearer ${jwt}` });
+      const expired = Date.now() + 2500;
+      // past the token's own second, with a re-check every 50 ms: the token is no good any more, the socket stays
+      await waitFor(() => (Date.now() > expired ? true : undefined), 5000, 'the token’s expiry');
+      expect((await refusal(wsUrl(app.url), { headers: { authorization: `Bearer ${jwt}` } })).status).to.equal(401);
+      s.send('ping', {}, 'after');
+      await s.next('pong', (f) => f.ref === 'after');
+      // a session that ends closes it
+      const short = await signOperatorToken({ id: operator.id, username: operator.username, role: operator.role, sessionEnds: Math.floor(Date.now() / 1000) + 1 }, app.rt.config.jwtSecret, '60s', { session: true });
+      const t = await socket({ authorization: `Bearer ${short}` });
+      expect(await t.closed()).to.equal(4401);
+    });
+
     it('an operator deleted since its JWT was signed closes 4401', async () => {
       const jwt = await makeOperatorToken(em(), app.rt.config.jwtSecret);
       const s = await socket({ authorization: `Bearer ${jwt}` });

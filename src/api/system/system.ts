@@ -137,3 +137,19 @@ export const docsAsset = operation({
     404: { description: 'Not one of the page’s files: the unknown-route body (4.9)', schema: RouteNotFound },
   },
 });
+
+/** The pages' client modules (D23): the map drawing shared by the console and the customer page, and the console's map. */
+export const pageAsset = operation({
+  method: 'get',
+  path: '/assets/{file}',
+  operationId: 'pageAsset',
+  summary: 'The pages’ ES modules: `map.js` (projection, scale bar, markers; shared by the console and the customer page) and `console-map.js`; nothing fetched from outside (D23)',
+  tag: 'Sistema',
+  auth: 'none',
+  envelope: 'system',
+  pathParams: { file: { description: 'map.js or console-map.js', maxLength: 64 } },
+  responses: {
+    200: { description: 'The module', contentType: 'application/javascript' },
+    404: { description: 'Not one of the modules: the unknown-route body (4.9)', schema: RouteNotFound },
+  },
+});

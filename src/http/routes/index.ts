@@ -7,22 +7,23 @@
 import { OPERATIONS } from '../../api/operations.js';
 import type { Runtime } from '../../domain/ports.js';
 import { operationRoutes, type Route } from '../mount.js';
-import { BOARD_PATH } from './admin.js';
 import { adminLoginRoutes } from './adminLogin.js';
+import { assetRoutes } from './assets.js';
 import { consoleRoutes } from './console.js';
+import { CONSOLE_PATH } from '../views/consolePage.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { metricsRoutes } from './metrics.js';
 import { userRoutes } from './users.js';
 
-/** Served before the operator pages and body parsing: health, the API documents and the metrics. */
+/** Served before the operator pages and body parsing: health, the API documents, the metrics and the pages' map module. */
 export function systemRoutes(rt: Runtime): Route[] {
-  return [...healthRoutes(rt), ...docsRoutes(rt), ...metricsRoutes(rt)];
+  return [...healthRoutes(rt), ...docsRoutes(rt), ...metricsRoutes(rt), ...assetRoutes()];
 }
 
 /** The operators' login form (form bodies, parsed by its own route) and the operator console. */
 export function adminRoutes(rt: Runtime): Route[] {
-  return [...adminLoginRoutes(rt, BOARD_PATH), ...consoleRoutes(rt)];
+  return [...adminLoginRoutes(rt, CONSOLE_PATH), ...consoleRoutes(rt)];
 }
 
 /** Every route under /api/v3 (JSON bodies): the login (Koa-shaped: a cookie, the per-IP limit) and every transport-neutral operation. */
