@@ -38,6 +38,7 @@ describe('start banner about public defaults', () => {
     const text = linksBanner(loadConfig({ PORT: '3000' }), { demo: true });
     expect(text).to.include('http://127.0.0.1:3000/admin/console').and.include('ops / change-me-now');
     expect(text).to.include('http://127.0.0.1:3000/seguimiento').and.include('http://127.0.0.1:3000/api/v3/docs').and.include('http://127.0.0.1:3000/admin/queues');
-    expect(linksBanner(loadConfig({ PORT: '8080', NODE_ENV: 'production', ...SECRETS }), { demo: false })).to.include(':8080/admin/console').and.not.include('change-me-now');
+    // production names its PUBLIC_ORIGIN (D24), not the local port
+    expect(linksBanner(loadConfig({ PORT: '8080', ...PRODUCTION }), { demo: false })).to.include('https://seguimiento.example.com/admin/console').and.not.include('change-me-now');
   });
 });
