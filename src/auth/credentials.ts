@@ -11,7 +11,7 @@ import { HttpError, keyError, systemBody, systemError } from '../envelopes.js';
 import { IDENTITY_LIMITS } from '../limits.js';
 import { isStorableText } from '../text.js';
 import type { AuthGuard } from './failLimit.js';
-import { safeEqual, sha256Hex } from './passwords.js';
+import { apiKeyHash, safeEqual, sha256Hex } from './passwords.js';
 
 export const AUTH_MESSAGES = {
   basicMissing: 'No se han brindado las credenciales de acceso.',
@@ -110,7 +110,13 @@ export async function authenticateApiKey(
   if (!user) {
     let users: ApiUser[];
     try {
-      users = await lookupEm(em).find(ApiUser, { apiKey: key }, { limit: 2 });
+      // Keys are stored as their SHA-256 only (D24); a rotated key's previous hash holds until its grace ends.
+      const hash = apiKeyHash(key);
+      users = await lookupEm(em).find(
+        ApiUser,
+        { $or: [{ apiKeyHash: hash }, { previousApiKeyHash: hash, previousKeyUntil: { $gt: new Date() } }] },
+        { limit: 2 },
+      );
     } catch {
       throw keyError(500, AUTH_MESSAGES.keyInternal);
     }

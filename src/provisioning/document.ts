@@ -41,6 +41,8 @@ export interface ApiUserDoc {
   urlApi?: string;
   apiEndpoint?: Record<string, string>;
   webhookSecret?: string;
+  /** the x-apikey our webhooks to this profile carry (D24: its own secret) */
+  outboundKey?: string;
   requiresPaymentConfirmation?: boolean;
 }
 

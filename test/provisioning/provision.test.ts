@@ -52,11 +52,12 @@ describe('provisioning', () => {
 
     const insurer = await e.findOneOrFail(ApiUser, { username: 'aseguradora-demo' });
     expect(insurer.passwordSha256).to.equal(sha256Hex('demo-secret-1'));
-    expect(insurer).to.include({ status: 'ACTIVO', nit: '900100200', urlApi: 'http://127.0.0.1:4010', apiKey: null });
+    expect(insurer).to.include({ status: 'ACTIVO', nit: '900100200', urlApi: 'http://127.0.0.1:4010', apiKeyHash: null });
     expect(insurer.endpoints).to.deep.equal(['*']);
     expect(insurer.apiEndpoint).to.deep.equal({ respuesta: '/webhooks/aceptacion', estado: '/webhooks/estado' });
     const tow = await e.findOneOrFail(ApiUser, { username: 'gruas-andinas' });
-    expect(tow.apiKey).to.equal('ga-demo-key-0123456789abcdef');
+    // D24: only the key's hash is stored
+    expect(tow.apiKeyHash).to.equal(sha256Hex('ga-demo-key-0123456789abcdef'));
 
     const central = await e.findOneOrFail(Central, { nit: '901555111' }, { populate: ['apiUser'] });
     expect(central.apiUser?.username).to.equal('gruas-andinas');
