@@ -256,7 +256,7 @@ describe('provisioning', () => {
   });
 
   it('a urlApi with a user or password is refused, nothing written (issue 29 item 9)', async () => {
-    const user = (username: string, urlApi: string) => ({ username, password: 'x', status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', urlApi });
+    const user = (username: string, urlApi: string) => ({ username, password: 'x'.repeat(12), status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', urlApi });
     const before = await em().count(ApiUser);
     const problems = problemsOf(await provision(em(), { apiUsers: [user('otro', 'http://admin:secreto@127.0.0.1:4010'), user('otro-mas', 'http://token@127.0.0.1:4011')] }));
     expect(problems).to.deep.equal(['/apiUsers/0/urlApi: must not carry a user or password', '/apiUsers/1/urlApi: must not carry a user or password']);
@@ -267,7 +267,7 @@ describe('provisioning', () => {
     summaryOf(await provision(em(), exampleDocument()));
     const problems = problemsOf(
       await provision(em(), {
-        apiUsers: [{ username: 'otro', password: 'x', status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', apiKey: 'ga-demo-key-0123456789abcdef' }],
+        apiUsers: [{ username: 'otro', password: 'x'.repeat(12), status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', apiKey: 'ga-demo-key-0123456789abcdef' }],
       }),
     );
     expect(problems).to.deep.equal(["/apiUsers/0/apiKey: already the API key of user 'gruas-andinas'"]);
