@@ -262,7 +262,8 @@ describe('state notifications (D12)', () => {
           method: 'PUT',
           requestHeaders: { 'content-type': 'application/json', 'x-event-id': eventId },
           requestBody: { id: offer.uuid, estado: 'EN_CAMINO', fecha: old.toISOString(), detalle: 'x' },
-          receiver: gen.user.id,
+          // no receiver profile to read a current URL from: each goes to its own row's URL
+          receiver: null,
           state: 'pending',
           attempts: 0,
           createdAt: old,
