@@ -100,3 +100,28 @@ export async function serviceSurveyed(em: EntityManager, offerUuid: string): Pro
   const rows = await em.execute<Array<{ n: number }>>(`select 1 as n from service_survey where offer_uuid = ?`, [offerUuid]);
   return rows.length > 0;
 }
+
+/** Deletes at most `batch` tracking tokens expired more than `days` ago, set-based; how many went (retention). */
+export async function pruneTrackingTokenBatch(em: EntityManager, days: number, batch: number): Promise<number> {
+  const res = await em.execute<Array<{ token_hash: string }>>(
+    `delete from tracking_token where token_hash in (
+       select token_hash from tracking_token where expires_at < now() - make_interval(days => ?) limit ?)
+     returning token_hash`,
+    [days, batch],
+  );
+  return res.length;
+}
+
+/**
+ * Blanks at most `batch` survey comments written more than `days` ago, set-based; how many (retention). The
+ * rating stays: the technician's rate is the average of its surveys (rateFromSurveys).
+ */
+export async function blankSurveyCommentBatch(em: EntityManager, days: number, batch: number): Promise<number> {
+  const res = await em.execute<Array<{ offer_uuid: string }>>(
+    `update service_survey set comment = null where offer_uuid in (
+       select offer_uuid from service_survey where comment is not null and created_at < now() - make_interval(days => ?) limit ?)
+     returning offer_uuid`,
+    [days, batch],
+  );
+  return res.length;
+}
