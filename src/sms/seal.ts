@@ -3,7 +3,7 @@
  * clear in any table or log): the row shows it with the code masked, and what
  * is sent travels sealed (AES-256-GCM, a key derived from INTEGRITY_SECRET by
  * HKDF) from the request that wrote it to the job that sends it, then the
- * sealed copy is erased (decision SEC-2).
+ * sealed copy is erased (decision SEC-20).
  */
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 

@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * The outbound credential (the x-apikey our webhooks carry) is its own column:
  * existing profiles keep sending what their receivers know today (the old key,
  * copied before hashing) until an operator provisions an `outboundKey` or
- * rotates the inbound key (docs/security.md; decision SEC-5).
+ * rotates the inbound key (docs/security.md; decision SEC-23).
  */
 export class Migration20261128120000_api_key_hashes extends Migration {
   override up(): void {
