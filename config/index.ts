@@ -93,7 +93,7 @@ const VARS = {
   /** a bearer token a Prometheus scraper may use for GET /metrics (operators use their session); empty: none */
   METRICS_TOKEN: { key: 'metricsToken', type: 'string', default: '', secret: true, pattern: '^(.{16,})?$' },
   /** after provisioning gives an API user a new key, how long the previous one still authenticates (seconds, D24) */
-  API_KEY_GRACE_S: { key: 'apiKeyGraceS', type: 'integer', default: 86400, minimum: 0 },
+  API_KEY_GRACE_S: { key: 'apiKeyGraceS', type: 'integer', default: 86400, minimum: 0, maximum: 2592000 },
   /** how long SMS rows (sms_message) are kept, in days */
   SMS_RETENTION_DAYS: { key: 'smsRetentionDays', type: 'integer', default: 30, minimum: 1 },
   /** how long chat messages are kept after they were sent, in days */
