@@ -264,6 +264,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (out.smsProvider === 'outbox' && nodeEnv === 'production') {
     problems.push('SMS_PROVIDER=outbox is refused when NODE_ENV is production (it keeps tracking codes in clear); set http or twilio');
   }
+  // A code and the provider's credentials would cross the network in clear.
+  if (nodeEnv === 'production' && out.smsProvider === 'http' && /^http:/i.test(String(out.smsHttpUrl))) {
+    problems.push('SMS_HTTP_URL must be https:// when NODE_ENV is production (the codes and SMS_HTTP_TOKEN travel in it)');
+  }
+  if (nodeEnv === 'production' && out.smsProvider === 'twilio' && /^http:/i.test(String(out.twilioApiUrl))) {
+    problems.push('TWILIO_API_URL must be https:// when NODE_ENV is production (the codes and TWILIO_AUTH_TOKEN travel in it)');
+  }
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze(out) as unknown as Config;
 }

@@ -107,5 +107,11 @@ describe('SMS providers and the customer-sms job (D16)', () => {
     expect(() => loadConfig(prod)).to.throw(/SMS_PROVIDER=outbox is refused when NODE_ENV is production/);
     expect(() => loadConfig({ ...prod, SMS_PROVIDER: 'outbox' })).to.throw(/SMS_PROVIDER=outbox is refused/);
     expect(loadConfig({ ...prod, SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example.com/send' }).smsProvider).to.equal('http');
+    // nor may a code or a provider's token cross the network in clear
+    expect(() => loadConfig({ ...prod, SMS_PROVIDER: 'http', SMS_HTTP_URL: 'http://sms.example.com/send' })).to.throw(/SMS_HTTP_URL must be https:\/\//);
+    const twilio = { ...prod, SMS_PROVIDER: 'twilio', TWILIO_ACCOUNT_SID: SID, TWILIO_AUTH_TOKEN: 't', TWILIO_FROM: '+15005550006' };
+    expect(() => loadConfig({ ...twilio, TWILIO_API_URL: 'http://api.twilio.test' })).to.throw(/TWILIO_API_URL must be https:\/\//);
+    expect(loadConfig(twilio).smsProvider).to.equal('twilio');
+    expect(loadConfig({ SMS_PROVIDER: 'http', SMS_HTTP_URL: 'http://sms.test/send' }).smsHttpUrl, 'outside production, plain http is fine').to.equal('http://sms.test/send');
   });
 });
