@@ -124,6 +124,8 @@ const VARS = {
   /** tracking codes sent to one phone per day, whatever the expediente (D16: no SMS flood) */
   SMS_DAILY_CAP_PER_PHONE: { key: 'smsDailyCapPerPhone', type: 'integer', default: 10, minimum: 1 },
   /** tracking code requests and code checks per client IP in TRACKING_LIMIT_WINDOW_S, API and customer page together (then 429) */
+  /** D24: a generator's offers per minute (POST /oferta, /asignacion-directa) unless provisioning's offersPerMinute says otherwise, then 429 */
+  QUOTA_OFFERS_PER_MIN: { key: 'quotaOffersPerMin', type: 'integer', default: 600, minimum: 1 },
   TRACKING_LIMIT_IP: { key: 'trackingLimitIp', type: 'integer', default: 30, minimum: 1 },
   TRACKING_LIMIT_WINDOW_S: { key: 'trackingLimitWindowS', type: 'integer', default: 600, minimum: 1 },
   /** most stops an offer may have (POST /add-address) */

@@ -8,6 +8,7 @@
  */
 import { DomainError, type DomainErrorCode, type DomainErrorFacts } from '../domain/errors.js';
 import { OFFER_MESSAGES } from './offers/createOffer.js';
+import { QUOTA_MESSAGES } from './offers/quota.js';
 import { OFFER_NOT_FOUND } from '../domain/offers/lifecycle/ownership.js';
 import { DIRECT_MESSAGES } from './service/directAssignment.js';
 import { STOP_MESSAGES } from './service/addAddress.js';
@@ -87,6 +88,7 @@ export const ERROR_TABLE: ErrorTable = {
   'chat.closed': { status: 403, message: (f) => (f.reason === 'ended' ? TRACKING_MESSAGES.chatEnded : TRACKING_MESSAGES.chatNotAssigned(f.state)) },
   'chat.read-only': { status: 403, message: () => TRACKING_MESSAGES.chatReadOnly },
   'chat.too-many-messages': { status: 429, message: () => TRACKING_MESSAGES.chatTooMany, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
+  'quota.offers': { status: 429, message: () => QUOTA_MESSAGES.offers, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
   'chat.message-unknown': { status: 404, message: (f) => TRACKING_MESSAGES.chatUnknownMessage(f.id) },
 };
 

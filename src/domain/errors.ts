@@ -84,6 +84,8 @@ export interface DomainErrorFacts {
   'chat.read-only': Record<string, never>;
   /** D14: 30 messages per minute per author and expediente */
   'chat.too-many-messages': { retryAfterS: number };
+  /** D24: the generator's offers in this minute reached its quota (offersPerMinute, QUOTA_OFFERS_PER_MIN) */
+  'quota.offers': { limit: number; retryAfterS: number };
   /** D18: no such delivery */
   'delivery.not-found': { id: string };
   /** D18: a delivery still pending or being sent is not resent by hand */

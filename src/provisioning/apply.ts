@@ -121,6 +121,7 @@ export async function applyDocument(em: EntityManager, doc: ProvisionDocument, o
       apiEndpoint: u.apiEndpoint ?? {},
       webhookSecret: u.webhookSecret ?? null,
       requiresPaymentConfirmation: u.requiresPaymentConfirmation ?? false,
+      offersPerMinute: u.offersPerMinute ?? null,
     };
     const row = users.get(u.username);
     // The key is kept only as its hash (D24); the outbound key, when the document leaves it out, stays as it is.

@@ -44,6 +44,8 @@ export interface ApiUserDoc {
   /** the x-apikey our webhooks to this profile carry (D24: its own secret) */
   outboundKey?: string;
   requiresPaymentConfirmation?: boolean;
+  /** D24: offers per minute (POST /oferta, /asignacion-directa); absent: QUOTA_OFFERS_PER_MIN */
+  offersPerMinute?: number;
 }
 
 export interface CentralDoc {

@@ -16,6 +16,7 @@ import { pruneDeliveries } from '../../src/domain/deliveries/log.js';
 import { pruneTracking } from '../../src/domain/tracking/codes.js';
 import { pruneTechnicianTokens } from '../../src/auth/technicianToken.js';
 import { pruneCustomerData } from '../../src/domain/tracking/retention.js';
+import { pruneIdempotencyKeys } from '../../src/db/stores/idempotency.js';
 import type { Runtime } from '../../src/domain/ports.js';
 import type { JobRegistry } from '../../src/queues/registry.js';
 import type { Handler } from './index.js';
@@ -59,6 +60,8 @@ export const prune: Handler<Payloads['prune']> = async (rt) => {
   if (tokens) rt.log.info({ pruned: tokens }, 'expired technician tokens pruned');
   const customer = await pruneCustomerData(rt.orm.em.fork(), rt.config);
   if (Object.values(customer).some((n) => n > 0)) rt.log.info({ pruned: customer }, 'customer data past its retention pruned');
+  const keys = await pruneIdempotencyKeys(rt.orm.em.fork());
+  if (keys) rt.log.info({ pruned: keys }, 'idempotency keys past 24 hours pruned');
 };
 
 export const sweep: Handler<Payloads['sweep']> = async (rt) => {

@@ -33,6 +33,9 @@ export const done = (description: string, example: string, extra: Record<string,
   examples: { ok: { status: true, msg: example, ...extraExample } },
 });
 
+/** The 503 of an operation that geocodes an address (D9): the geocoder cannot answer. */
+export const geocoderUnavailable = (message: string): ResponseDecl => controller('The geocoder cannot answer; send coordinates or try later (D9)', { geocoder: message });
+
 export const html = (description: string): ResponseDecl => ({ description, contentType: 'text/html' as const });
 
 export const redirect = (description: string): ResponseDecl => ({
