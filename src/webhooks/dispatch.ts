@@ -39,8 +39,8 @@ export function profileEndpoint(user: Pick<ApiUser, 'urlApi' | 'apiEndpoint'>, k
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
-/** The profile endpoint each kind of delivery goes to (spec 6.1, D8, D12, D20). */
-const ENDPOINT_OF: Record<DeliveryKind, keyof ApiEndpointMap> = {
+/** The profile endpoint each kind of delivery goes to (spec 6.1, D8, D12, D20); a test (D23) names its own. */
+const ENDPOINT_OF: Partial<Record<DeliveryKind, keyof ApiEndpointMap>> = {
   acceptance: 'respuesta',
   state: 'estado',
   novedad: 'novedad',
@@ -55,8 +55,9 @@ const ENDPOINT_OF: Record<DeliveryKind, keyof ApiEndpointMap> = {
  * the profile no longer has that endpoint.
  */
 export function currentUrl(d: Pick<ClaimedDelivery, 'kind' | 'url' | 'profile'>): string | null {
-  if (!d.profile) return d.url;
-  return profileEndpoint({ urlApi: d.profile.urlApi, apiEndpoint: d.profile.apiEndpoint ?? {} }, ENDPOINT_OF[d.kind]);
+  const key = ENDPOINT_OF[d.kind];
+  if (!d.profile || !key) return d.url;
+  return profileEndpoint({ urlApi: d.profile.urlApi, apiEndpoint: d.profile.apiEndpoint ?? {} }, key);
 }
 
 /** The first REPLY_STORED_CHARS of a text, storable (a cut never leaves half a surrogate pair, issue 8.4). */

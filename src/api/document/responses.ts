@@ -46,6 +46,10 @@ export const redirect = (description: string): ResponseDecl => ({
 /** A schema or null. */
 export const nullable = (s: JSONSchema): JSONSchema => ({ anyOf: [s, { type: 'null' }] }) as JSONSchema;
 
+/** Issue 29.9 (LIM-6): a page beyond the rows a list may be read to (src/limits.ts MAX_LIST_DEPTH). */
+export const pageTooDeep = (maxPage: number, maxRows: number) =>
+  `LA PÁGINA NO PUEDE SER MAYOR QUE ${maxPage} (${maxRows} REGISTROS COMO MÁXIMO); ACOTE LA CONSULTA CON SUS FILTROS`;
+
 /** A page of a list in the controller envelope: `{status: true, msg, data: {page, pageSize, total, <key>: [items]}}`. */
 export const page = (key: string, items: { name: string }): JSONSchema =>
   ({

@@ -19,7 +19,7 @@ import { AGO, after, pageParams, type KeysetCursor, type KeysetRow } from './key
 export type DeliveryState = WebhookDelivery['state'];
 
 export interface NewDelivery<O = Offer, R = ApiUser> {
-  /** the offer it is about: the entity, or its uuid for a batch written without the unit of work */
+  /** the offer it is about: the entity, or its uuid for a batch written without the unit of work (null: a test, D23) */
   offer: O;
   kind: DeliveryKind;
   /** the API user it goes to (entity or id): its x-apikey and webhookSecret are read when sending, never stored */
@@ -52,7 +52,7 @@ export function deliveryRow<O, R>(d: NewDelivery<O, R>) {
 }
 
 /** A row as a batch writes it without the unit of work: the offer's uuid, the receiver's id. */
-export type DeliveryRow = ReturnType<typeof deliveryRow<string, number>>;
+export type DeliveryRow = ReturnType<typeof deliveryRow<string | null, number>>;
 /** A row written already claimed (claimedAtWrite). */
 type ClaimedRow = Omit<DeliveryRow, 'state'> & { state: 'sending'; sentAt: Date };
 
