@@ -36,6 +36,8 @@ const VARS = {
   TRUST_PROXY: { key: 'trustProxy', type: 'boolean', default: false },
   DATABASE_URL: { key: 'databaseUrl', type: 'string', default: 'postgres://postgres@127.0.0.1:5432/broker', pattern: '^postgres(ql)?://' },
   REDIS_URL: { key: 'redisUrl', type: 'string', default: 'redis://127.0.0.1:6379', pattern: '^rediss?://' },
+  /** a Redis Cluster's seed nodes, comma-separated host:port (D22); set, every connection is a cluster client and REDIS_URL gives only the password and TLS */
+  REDIS_CLUSTER_NODES: { key: 'redisClusterNodes', type: 'string', default: '', pattern: '^\\s*$|^\\s*[^\\s,:]+:[0-9]{1,5}\\s*(,\\s*[^\\s,:]+:[0-9]{1,5}\\s*)*$' },
   OFFER_RESPONSE_WINDOW_MS: { key: 'offerResponseWindowMs', type: 'integer', default: 30000, minimum: 1 },
   OFFER_MAX_OPEN_MS: { key: 'offerMaxOpenMs', type: 'integer', default: 900000, minimum: 1 },
   REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', type: 'integer', default: 60000, minimum: 1 },
@@ -157,7 +159,9 @@ type Derived = { readonly [N in keyof Vars as Vars[N]['key']]: ValueOf<Vars[N]> 
  * The one typed configuration object (STYLE 12), derived from VARS; the two
  * outbound-target variables are read into their final shape by loadConfig.
  */
-export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues'> & {
+export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues' | 'redisClusterNodes'> & {
+  /** REDIS_CLUSTER_NODES read into seed nodes; empty: one Redis at REDIS_URL */
+  readonly redisClusterNodes: ReadonlyArray<{ readonly host: string; readonly port: number }>;
   /** tenants' URLs may name private, loopback or link-local addresses (default: outside production only) */
   readonly outboundAllowPrivate: boolean;
   /** host names and CIDRs tenants' URLs may reach whatever their range (OUTBOUND_ALLOW_HOSTS, comma-separated) */
@@ -231,6 +235,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const unknownQueues = queues.filter((q) => !(QUEUE_NAMES as readonly string[]).includes(q));
   if (unknownQueues.length) problems.push(`WORKER_QUEUES names unknown queues: ${unknownQueues.join(', ')} (known: ${QUEUE_NAMES.join(', ')})`);
   out.workerQueues = queues.length ? [...new Set(queues)] : [...QUEUE_NAMES];
+  out.redisClusterNodes = String(out.redisClusterNodes ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+    .map((n) => {
+      const at = n.lastIndexOf(':');
+      return Object.freeze({ host: n.slice(0, at), port: Number(n.slice(at + 1)) });
+    });
   if (out.geocoder === 'google' && !out.googleGeocodingKey) {
     problems.push('GOOGLE_GEOCODING_KEY is required when GEOCODER is google');
   }

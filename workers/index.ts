@@ -72,7 +72,7 @@ export function checkHandlers(handlers: Handlers): void {
 export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promise<WorkerGroup> {
   const handlers = opts.handlers ?? defaultHandlers;
   checkHandlers(handlers);
-  const connection = createRedis(rt.config.redisUrl, { maxRetriesPerRequest: null });
+  const connection = createRedis(rt.config, { maxRetriesPerRequest: null });
   const queues = opts.queues ?? rt.config.workerQueues;
   const workers = QUEUE_NAMES.filter((q) => queues.includes(q)).map((queue) => {
     const table = handlers[queue] as Record<string, (rt: Runtime, data: unknown, job: Job) => Promise<void>>;
@@ -85,7 +85,7 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
       },
       {
         connection,
-        prefix: rt.config.queuePrefix,
+        prefix: rt.queues.prefixOf(queue),
         concurrency: opts.concurrency?.[queue] ?? DEFAULT_CONCURRENCY[queue],
         lockDuration: rt.config.workerLockDurationMs,
         stalledInterval: rt.config.workerStalledIntervalMs,

@@ -25,14 +25,14 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   // Fail fast: a command while Redis is away is refused after one reconnection attempt instead of
   // waiting in the offline queue, so a request whose change is committed is answered (the sweeper
   // repairs a lost enqueue). Workers and the real-time subscriber have connections of their own.
-  const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: 1 });
-  const queues = new Queues(redis, cfg.queuePrefix, cfg);
+  const redis = createRedis(cfg, { maxRetriesPerRequest: 1 });
+  const queues = new Queues(redis, cfg.queuePrefix, cfg, cfg);
   // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.
   for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
   const geocoder = createGeocoder(cfg, () => orm.em.fork());
   const authCache = new CredentialCache(cfg.authCacheTtlMs);
-  const unsubscribe = cfg.authCacheTtlMs > 0 ? subscribeAuthInvalidation(cfg.redisUrl, cfg.queuePrefix, authCache, log) : async () => undefined;
+  const unsubscribe = cfg.authCacheTtlMs > 0 ? subscribeAuthInvalidation(cfg, cfg.queuePrefix, authCache, log) : async () => undefined;
   let closed = false;
   const rt: Runtime = {
     config: cfg,

@@ -13,7 +13,7 @@
  */
 import type { Job, Queue, Worker } from 'bullmq';
 import { Counter, Gauge, Histogram, type Registry, type RegistryContentType } from 'prom-client';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../queues/redis.js';
 import { registry } from './registry.js';
 
 /** Seconds, from a few milliseconds (a closing window) to minutes (a retried notification waiting for its turn). */
