@@ -21,11 +21,12 @@ import { startApp, type TestApp } from '../helpers/harness.js';
 import { resetDb } from '../helpers/db.js';
 import { clearQueues } from '../helpers/queues.js';
 import { integrityHeaders } from '../helpers/integrity.js';
-import { acceptanceBody, makeResponder, offerBody, type Responder } from '../helpers/offers.js';
+import { acceptanceBody, distributed, makeResponder, offerBody, type Responder } from '../helpers/offers.js';
 import { startReceiver, type Receiver } from '../helpers/receiver.js';
 import { testRedisCluster, type TestRedisCluster } from '../helpers/redisCluster.js';
 import { connect, wsUrl, type TestSocket } from '../helpers/sockets.js';
 import { waitFor } from '../helpers/wait.js';
+import { startWorkers } from '../../workers/index.js';
 
 const SECRET = 'cluster-suite-integrity-secret-0123456789';
 const METRICS_TOKEN = 'cluster-suite-metrics-token';
@@ -209,5 +210,48 @@ describe('Redis Cluster (D22): the lifecycle, the bus, the limits and the nonces
     );
     expect(text).to.match(/broker_queue_jobs\{queue="offer-evaluation",state="waiting"\} \d+/);
     expect(text).to.match(/broker_process_heartbeat_seconds\{role="api"/);
+  });
+});
+
+describe('Redis Cluster (D22): a master restarted empty', function () {
+  this.timeout(60000);
+  let cluster: TestRedisCluster;
+  let app: TestApp;
+  let gen: Generator;
+
+  before(async () => {
+    cluster = await testRedisCluster({ own: true });
+    app = await startApp({ env: { ...cluster.env, QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_clr` }, workers: false });
+    await resetDb(app.rt.orm);
+    await clearQueues(app.rt);
+    app.workers = await startWorkers(app.rt, { queues: ['offer-distribution'] });
+    await makeServiceType(app.rt.orm.em.fork(), { id: 1 });
+    gen = await makeGenerator(app.rt.orm.em.fork());
+    await makeResponder(app.rt.orm.em.fork());
+  });
+  after(async () => {
+    await app.workers?.close();
+    await app.close();
+  });
+
+  const post = async () => {
+    const body = offerBody();
+    const res = await app.client.post('api/v3/oferta', { json: body, headers: { authorization: gen.auth } });
+    expect(res.statusCode).to.equal(200);
+    return body.uuid as string;
+  };
+
+  it('the queue on it works again, with no process restarted: the next offer is distributed', async () => {
+    await distributed(app, await post());
+    // the master that holds the distribution queue's slot
+    const redis = app.rt.redis as Cluster;
+    const slot = Number(await keyspaces(redis)[0].cluster('KEYSLOT', `${app.rt.queues.prefixOf('offer-distribution')}:offer-distribution:wait`));
+    const [host, port] = String(redis.slots[slot][0]).split(':');
+    const master = cluster.nodes.find((n) => n.host === host && n.port === Number(port))!;
+    expect(master, 'a master of this cluster').to.not.equal(undefined);
+
+    await cluster.restartEmpty(master);
+    const uuid = await waitFor(() => post().catch(() => null), 20000, 'POST /oferta answered 200 again');
+    await distributed(app, uuid, 20000);
   });
 });

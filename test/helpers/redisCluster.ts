@@ -8,10 +8,13 @@
  *
  * For other suites that want to run against the cluster too (the fault test):
  * `testRedisCluster()` gives the seed nodes and the `env` a started app or a
- * spawned process takes (`REDIS_CLUSTER_NODES`); `node.port` / `node.busPort`
- * say where each master listens, e.g. to put a proxy in front of it (the
- * masters announce 127.0.0.1 and these ports: ioredis's `natMap` maps them to a
- * proxy's).
+ * spawned process takes (`REDIS_CLUSTER_NODES`, with a QUEUE_PREFIX of the
+ * suite's own); `testRedisCluster({ own: true })` a cluster of the suite's
+ * own whose masters it may break (`restartEmpty`: a master restarted without
+ * its data, as Redis restarted empty). A TCP proxy in front of a master does
+ * not see a cluster client's traffic by itself: the masters announce
+ * 127.0.0.1 and their own ports, and the client follows them (ioredis's
+ * `natMap` would map them to a proxy's; the factory does not set one).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +31,12 @@ export interface ClusterNode {
 
 export interface TestRedisCluster {
   nodes: ClusterNode[];
+  /**
+   * Kills one master (SIGKILL) and starts it again with no data, keeping its cluster configuration (its slots), as a
+   * master that restarts without persistence; resolves once the cluster answers `cluster_state:ok` again. Only on a
+   * cluster this run started (`testRedisCluster({ own: true })` forces one).
+   */
+  restartEmpty(node: ClusterNode): Promise<void>;
   /** `host:port,host:port,…`: REDIS_CLUSTER_NODES */
   nodesText: string;
   /** what an app (startApp's env) or a spawned process needs to use the cluster */
@@ -76,29 +85,47 @@ async function clusterOk(node: ClusterNode): Promise<boolean> {
 }
 
 const children: ChildProcess[] = [];
-let dir: string | undefined;
+/** how each master of this run's own cluster was started, by port */
+const started = new Map<number, { args: string[]; child: ChildProcess }>();
+
+function startServer(port: number, args: string[]): ChildProcess {
+  const child = spawn('redis-server', args, { stdio: 'ignore' });
+  children.push(child);
+  started.set(port, { args, child });
+  return child;
+}
+
+async function restartEmpty(node: ClusterNode): Promise<void> {
+  const own = started.get(node.port);
+  if (!own) throw new Error(`${node.host}:${node.port} was not started by this run: use testRedisCluster({ own: true })`);
+  if (own.child.exitCode === null && own.child.signalCode === null) {
+    const exited = new Promise((resolve) => own.child.once('exit', resolve));
+    own.child.kill('SIGKILL');
+    await exited;
+  }
+  startServer(node.port, own.args);
+  await waitFor(() => answers(node), 10000, `redis-server on ${node.port} again`);
+  await waitFor(() => clusterOk(node), 15000, `cluster_state:ok on ${node.port} again`);
+}
+const dirs: string[] = [];
 process.once('exit', () => {
   // synchronous: the run is ending; only the processes this run started
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
 async function startOwn(): Promise<ClusterNode[]> {
   const ports = await freePorts(6);
-  dir = mkdtempSync(join(tmpdir(), 'broker-redis-cluster-'));
+  const dir = mkdtempSync(join(tmpdir(), 'broker-redis-cluster-'));
+  dirs.push(dir);
   const nodes: ClusterNode[] = [];
   for (let i = 0; i < 3; i++) {
     const port = ports[i];
-    const child = spawn(
-      'redis-server',
-      [
-        '--port', String(port), '--cluster-port', String(ports[i + 3]), '--bind', '127.0.0.1',
-        '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000',
-        '--save', '', '--appendonly', 'no', '--dir', dir, '--hz', '100', '--daemonize', 'no', '--logfile', join(dir, `${port}.log`),
-      ],
-      { stdio: 'ignore' },
-    );
-    children.push(child);
+    startServer(port, [
+      '--port', String(port), '--cluster-port', String(ports[i + 3]), '--bind', '127.0.0.1',
+      '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '2000',
+      '--save', '', '--appendonly', 'no', '--dir', dir, '--hz', '100', '--daemonize', 'no', '--logfile', join(dir, `${port}.log`),
+    ]);
     nodes.push({ host: '127.0.0.1', port });
   }
   for (const n of nodes) await waitFor(() => answers(n), 10000, `redis-server on ${n.port}`);
@@ -124,12 +151,21 @@ async function startOwn(): Promise<ClusterNode[]> {
   return nodes;
 }
 
-let started: Promise<TestRedisCluster> | undefined;
+let shared: Promise<TestRedisCluster> | undefined;
+let own: Promise<TestRedisCluster> | undefined;
 
-/** The run's Redis Cluster (started once, on the first call, unless TEST_REDIS_CLUSTER_NODES names one). */
-export function testRedisCluster(): Promise<TestRedisCluster> {
-  started ??= (async () => {
-    const given = process.env.TEST_REDIS_CLUSTER_NODES?.trim();
+/**
+ * The run's Redis Cluster (started once, on the first call, unless TEST_REDIS_CLUSTER_NODES names one). `own: true`:
+ * one this run starts whatever the variable says, for a suite that breaks its nodes (restartEmpty).
+ */
+export function testRedisCluster(opts: { own?: boolean } = {}): Promise<TestRedisCluster> {
+  if (opts.own) return (own ??= make(false));
+  return (shared ??= make(true));
+}
+
+function make(mayUseGiven: boolean): Promise<TestRedisCluster> {
+  return (async () => {
+    const given = mayUseGiven ? process.env.TEST_REDIS_CLUSTER_NODES?.trim() : undefined;
     const nodes = given
       ? given.split(',').map((n) => {
           const at = n.lastIndexOf(':');
@@ -137,7 +173,6 @@ export function testRedisCluster(): Promise<TestRedisCluster> {
         })
       : await startOwn();
     const nodesText = nodes.map((n) => `${n.host}:${n.port}`).join(',');
-    return { nodes, nodesText, env: { REDIS_CLUSTER_NODES: nodesText }, own: !given };
+    return { nodes, nodesText, env: { REDIS_CLUSTER_NODES: nodesText }, own: !given, restartEmpty };
   })();
-  return started;
 }
