@@ -8,10 +8,12 @@
  */
 import { DomainError, type DomainErrorCode, type DomainErrorFacts } from '../domain/errors.js';
 import { OFFER_MESSAGES } from './offers/createOffer.js';
+import { QUOTA_MESSAGES } from './offers/quota.js';
 import { OFFER_NOT_FOUND } from '../domain/offers/lifecycle/ownership.js';
 import { DIRECT_MESSAGES } from './service/directAssignment.js';
 import { STOP_MESSAGES } from './service/addAddress.js';
 import { HISTORY_MESSAGES } from './catalog/history.js';
+import { pageTooDeep } from './document/responses.js';
 import { UNKNOWN_POSITION_MESSAGE } from '../geo/figures.js';
 import { GEOCODER_UNAVAILABLE } from '../geocoding/geocoder.js';
 import { TRACKING_MESSAGES } from './customer/messages.js';
@@ -81,12 +83,14 @@ export const ERROR_TABLE: ErrorTable = {
   'tracking.too-many-codes': { status: 429, message: () => TRACKING_MESSAGES.tooManyCodes, headers: () => ({ 'Retry-After': '600' }) },
   'tracking.too-many-attempts': { status: 429, message: () => TRACKING_MESSAGES.tooManyAttempts, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
   'tracking.code-invalid': { status: 401, message: () => TRACKING_MESSAGES.codeInvalid },
+  'list.too-deep': { status: 400, message: ({ maxPage, maxRows }) => pageTooDeep(maxPage, maxRows) },
   'tracking.token-invalid': { status: 401, message: () => TRACKING_MESSAGES.tokenInvalid },
   'survey.not-finished': { status: 403, message: (f) => TRACKING_MESSAGES.surveyNotFinished(f.state) },
   'survey.already-answered': { status: 409, message: () => TRACKING_MESSAGES.surveyTwice },
   'chat.closed': { status: 403, message: (f) => (f.reason === 'ended' ? TRACKING_MESSAGES.chatEnded : TRACKING_MESSAGES.chatNotAssigned(f.state)) },
   'chat.read-only': { status: 403, message: () => TRACKING_MESSAGES.chatReadOnly },
   'chat.too-many-messages': { status: 429, message: () => TRACKING_MESSAGES.chatTooMany, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
+  'quota.offers': { status: 429, message: () => QUOTA_MESSAGES.offers, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
   'chat.message-unknown': { status: 404, message: (f) => TRACKING_MESSAGES.chatUnknownMessage(f.id) },
 };
 

@@ -97,6 +97,7 @@ export async function applyDocument(em: EntityManager, doc: ProvisionDocument): 
       apiEndpoint: u.apiEndpoint ?? {},
       webhookSecret: u.webhookSecret ?? null,
       requiresPaymentConfirmation: u.requiresPaymentConfirmation ?? false,
+      offersPerMinute: u.offersPerMinute ?? null,
     };
     const row = users.get(u.username);
     if (row) counted('apiUsers', assignChanged(row, want));

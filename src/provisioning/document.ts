@@ -42,6 +42,8 @@ export interface ApiUserDoc {
   apiEndpoint?: Record<string, string>;
   webhookSecret?: string;
   requiresPaymentConfirmation?: boolean;
+  /** D24: offers per minute (POST /oferta, /asignacion-directa); absent: QUOTA_OFFERS_PER_MIN */
+  offersPerMinute?: number;
 }
 
 export interface CentralDoc {

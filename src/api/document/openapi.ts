@@ -15,8 +15,10 @@ import { DELIVERY_SCHEMAS } from '../deliveries/deliveries.js';
 import { PROVIDER_SCHEMAS } from '../providers/centralServices.js';
 import { API, type Auth, type Named, type OperationDecl, type ResponseDecl } from '../operation.js';
 import { OPERATIONS } from '../operations.js';
-import { ControllerError, KeyError, RESPONSE_SCHEMAS, RateLimited, SystemError, ref, str } from './components.js';
+import { ControllerError, DataAnswer, KeyError, RESPONSE_SCHEMAS, RateLimited, SystemError, ref, str } from './components.js';
 import { SOCKET_SCHEMAS } from './socket.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_MESSAGES, REPLAYED_HEADER, isIdempotent } from '../idempotency.js';
+import type { Envelope } from '../../envelopes.js';
 import { WEBHOOKS, WEBHOOK_SCHEMAS } from './webhooks.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -29,7 +31,7 @@ export interface OpenApiDocument {
   tags: JsonObject[];
   paths: Record<string, Record<string, JsonObject>>;
   webhooks: Record<string, Record<string, JsonObject>>;
-  components: { schemas: Record<string, JsonObject>; securitySchemes: Record<string, JsonObject> };
+  components: { schemas: Record<string, JsonObject>; securitySchemes: Record<string, JsonObject>; parameters: Record<string, JsonObject> };
 }
 
 export const isNamed = (s: Named | JSONSchema): s is Named =>
@@ -189,6 +191,20 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
     case 'none':
       break;
   }
+  if (isIdempotent(op) && op.envelope !== 'html') {
+    const envelope = op.envelope;
+    alternative(400, {
+      description: 'Idempotency-Key malformed, or already used with another request (D24)',
+      schema: ENVELOPE_SCHEMA[envelope],
+      examples: { idempotencyKeyInvalid: exampleIn(envelope, IDEMPOTENCY_MESSAGES.invalid), idempotencyKeyReused: exampleIn(envelope, IDEMPOTENCY_MESSAGES.otherBody) },
+    });
+    out[409] = {
+      description: 'A request with the same Idempotency-Key is still being processed (retry after Retry-After), or it acted and its answer was lost (D24)',
+      schema: ENVELOPE_SCHEMA[envelope],
+      examples: { idempotencyInFlight: exampleIn(envelope, IDEMPOTENCY_MESSAGES.inFlight), idempotencyAnswerLost: exampleIn(envelope, IDEMPOTENCY_MESSAGES.answerLost) },
+      headers: { 'Retry-After': { description: 'seconds to wait before retrying (in flight only)', schema: { type: 'integer', minimum: 1 } } },
+    };
+  }
   if (op.integrity) {
     alternative(401, {
       description: 'D13 integrity refused: headers missing, timestamp outside 300 s, nonce already seen, or wrong signature',
@@ -198,6 +214,36 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
   }
   return out;
 }
+
+/** The error schema of each envelope (spec 7). */
+const ENVELOPE_SCHEMA: Record<Envelope, Named> = { controller: ControllerError, data: DataAnswer, key: KeyError, system: SystemError };
+
+/** An error body in `envelope`, for an example. */
+function exampleIn(envelope: Envelope, message: string): Record<string, unknown> {
+  switch (envelope) {
+    case 'controller':
+      return { status: false, msg: message };
+    case 'data':
+      return { status: false, data: message };
+    case 'key':
+      return keyExamples([message]).e1;
+    case 'system':
+      return systemExamples([message]).e1;
+  }
+}
+
+/** The reusable `Idempotency-Key` parameter (D24) every idempotent operation refers to. */
+const IDEMPOTENCY_PARAMETER: JsonObject = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    `D24: retries act once. 1–255 visible ASCII characters, chosen by the caller (a UUID per intended act). The same key with the same request ` +
+    `within 24 hours answers the first answer again (status and body, with \`${REPLAYED_HEADER}: true\`) without acting twice; with another ` +
+    `request, 400 "${IDEMPOTENCY_MESSAGES.otherBody}"; while the first is still being processed, 409 with Retry-After. Keys are per caller. ` +
+    'A 5xx or 429 answer is not kept: the next try with the key acts.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+};
 
 /** Paths that serve the documents themselves (mounted before body parsing). */
 export const DOCUMENT_PATHS: ReadonlySet<string> = new Set([`${API}/openapi.json`, `${API}/asyncapi.json`, `${API}/docs`, `${API}/docs/{file}`]);
@@ -269,6 +315,7 @@ function operationObject(op: OperationDecl): JsonObject {
     const type = from === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
     out.requestBody = { required: from !== 'jsonOrQuery', content: { [type]: { schema: asJson(ref(schema)) } } };
   }
+  if (isIdempotent(op)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (parameters.length) out.parameters = parameters;
   out.responses = Object.fromEntries(
     Object.entries(mergedResponses(op))
@@ -325,7 +372,11 @@ export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenA
     ],
     paths,
     webhooks: WEBHOOKS,
-    components: { schemas: collectSchemas(ops), securitySchemes: asJson(SECURITY_SCHEMES) as Record<string, JsonObject> },
+    components: {
+      schemas: collectSchemas(ops),
+      securitySchemes: asJson(SECURITY_SCHEMES) as Record<string, JsonObject>,
+      parameters: { IdempotencyKey: IDEMPOTENCY_PARAMETER },
+    },
   };
 }
 

@@ -56,6 +56,8 @@ export const ApiUser = defineEntity({
     apiEndpoint: p.json<ApiEndpointMap>(),
     webhookSecret: p.string().nullable(),
     requiresPaymentConfirmation: p.boolean().default(false),
+    /** D24: a generator's offers per minute (POST /oferta, /asignacion-directa); null: QUOTA_OFFERS_PER_MIN */
+    offersPerMinute: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
