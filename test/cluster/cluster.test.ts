@@ -210,6 +210,8 @@ describe('Redis Cluster (D22): the lifecycle, the bus, the limits and the nonces
     );
     expect(text).to.match(/broker_queue_jobs\{queue="offer-evaluation",state="waiting"\} \d+/);
     expect(text).to.match(/broker_process_heartbeat_seconds\{role="api"/);
+    // the fullest master's memory (each master holds part of the keys)
+    expect(Number(/^broker_redis_memory_used_bytes (\d+)/m.exec(text)?.[1] ?? 0)).to.be.greaterThan(0);
   });
 });
 
