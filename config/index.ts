@@ -39,6 +39,8 @@ const VARS = {
   DATABASE_URL: { key: 'databaseUrl', type: 'string', default: 'postgres://postgres@127.0.0.1:5432/broker', pattern: '^postgres(ql)?://' },
   REDIS_URL: { key: 'redisUrl', type: 'string', default: 'redis://127.0.0.1:6379', pattern: '^rediss?://' },
   /** a Redis Cluster's seed nodes, comma-separated host:port (D22); set, every connection is a cluster client and REDIS_URL gives only the password and TLS */
+  /** with REDIS_CLUSTER_NODES: the address each master announces mapped to the one to reach it by (NAT, a proxy): `10.0.0.5:7000=redis-a:7000,…` */
+  REDIS_CLUSTER_NAT_MAP: { key: 'redisClusterNatMap', type: 'string', default: '', pattern: '^\\s*$|^\\s*[^\\s,:=]+:[0-9]{1,5}=[^\\s,:=]+:[0-9]{1,5}\\s*(,\\s*[^\\s,:=]+:[0-9]{1,5}=[^\\s,:=]+:[0-9]{1,5}\\s*)*$' },
   REDIS_CLUSTER_NODES: { key: 'redisClusterNodes', type: 'string', default: '', pattern: '^\\s*$|^\\s*[^\\s,:]+:[0-9]{1,5}\\s*(,\\s*[^\\s,:]+:[0-9]{1,5}\\s*)*$' },
   OFFER_RESPONSE_WINDOW_MS: { key: 'offerResponseWindowMs', type: 'integer', default: 30000, minimum: 1 },
   OFFER_MAX_OPEN_MS: { key: 'offerMaxOpenMs', type: 'integer', default: 900000, minimum: 1 },
@@ -168,13 +170,15 @@ type Derived = { readonly [N in keyof Vars as Vars[N]['key']]: ValueOf<Vars[N]> 
  * The one typed configuration object (STYLE 12), derived from VARS; the two
  * outbound-target variables are read into their final shape by loadConfig.
  */
-export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues' | 'trustProxyHops' | 'redisClusterNodes'> & {
+export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues' | 'trustProxyHops' | 'redisClusterNodes' | 'redisClusterNatMap'> & {
   /** D24: the client is this many X-Forwarded-For entries from the right (TRUST_PROXY_HOPS; 1 when unset) */
   readonly trustProxyHops: number;
   /** whether TRUST_PROXY_HOPS was set (production with TRUST_PROXY and no hops says so at start) */
   readonly trustProxyHopsSet: boolean;
   /** REDIS_CLUSTER_NODES read into seed nodes; empty: one Redis at REDIS_URL */
   readonly redisClusterNodes: ReadonlyArray<{ readonly host: string; readonly port: number }>;
+  /** REDIS_CLUSTER_NAT_MAP read into ioredis's natMap: announced `host:port` → where to connect */
+  readonly redisClusterNatMap: Readonly<Record<string, { readonly host: string; readonly port: number }>>;
   /** tenants' URLs may name private, loopback or link-local addresses (default: outside production only) */
   readonly outboundAllowPrivate: boolean;
   /** host names and CIDRs tenants' URLs may reach whatever their range (OUTBOUND_ALLOW_HOSTS, comma-separated) */
@@ -258,6 +262,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       const at = n.lastIndexOf(':');
       return Object.freeze({ host: n.slice(0, at), port: Number(n.slice(at + 1)) });
     });
+  out.redisClusterNatMap = Object.freeze(
+    Object.fromEntries(
+      String(out.redisClusterNatMap ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)
+        .map((e) => {
+          const [from, to] = e.split('=');
+          const at = to.lastIndexOf(':');
+          return [from, Object.freeze({ host: to.slice(0, at), port: Number(to.slice(at + 1)) })];
+        }),
+    ),
+  );
   if (out.geocoder === 'google' && !out.googleGeocodingKey) {
     problems.push('GOOGLE_GEOCODING_KEY is required when GEOCODER is google');
   }

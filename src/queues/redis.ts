@@ -19,6 +19,8 @@ export type Redis = SingleRedis | Cluster;
 export interface RedisTarget {
   readonly redisUrl: string;
   readonly redisClusterNodes?: ReadonlyArray<{ readonly host: string; readonly port: number }>;
+  /** a cluster's announced addresses mapped to where to reach them (NAT, a proxy) */
+  readonly redisClusterNatMap?: Readonly<Record<string, { readonly host: string; readonly port: number }>>;
 }
 
 /** The user, password and TLS of a redis:// or rediss:// URL, for every node of a cluster. */
@@ -50,6 +52,9 @@ export function createRedis(target: string | RedisTarget, opts: RedisOptions = {
     enableReadyCheck: true,
     redisOptions: { ...nodeOptions(t.redisUrl), ...opts },
   };
+  if (t.redisClusterNatMap && Object.keys(t.redisClusterNatMap).length) {
+    clusterOptions.natMap = Object.fromEntries(Object.entries(t.redisClusterNatMap).map(([k, v]) => [k, { host: v.host, port: v.port }]));
+  }
   // A command on a cluster that cannot serve it yet (no slots known, a failover) waits in the client's offline queue
   // unless the caller fails fast: then it is refused at once, as on one Redis.
   if (opts.enableOfflineQueue === false) clusterOptions.enableOfflineQueue = false;

@@ -10,6 +10,7 @@ import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { connect as netConnect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Cluster } from 'ioredis';
@@ -255,5 +256,72 @@ describe('Redis Cluster (D22): a master restarted empty', function () {
     await cluster.restartEmpty(master);
     const uuid = await waitFor(() => post().catch(() => null), 20000, 'POST /oferta answered 200 again');
     await distributed(app, uuid, 20000);
+  });
+});
+
+describe('Redis Cluster (D22): behind a proxy per master (REDIS_CLUSTER_NAT_MAP)', function () {
+  this.timeout(60000);
+  let cluster: TestRedisCluster;
+  let app: TestApp;
+  const proxies: Array<{ server: Server; port: number; connections: number; sockets: Set<Socket> }> = [];
+
+  /** A TCP proxy to `target` on a free port, counting its connections. */
+  async function proxyTo(target: { host: string; port: number }) {
+    const p = { server: createServer(), port: 0, connections: 0, sockets: new Set<Socket>() };
+    p.server.on('connection', (client) => {
+      p.connections++;
+      const upstream = netConnect(target.port, target.host);
+      for (const s of [client, upstream]) {
+        p.sockets.add(s);
+        s.on('error', () => undefined);
+        s.on('close', () => p.sockets.delete(s));
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve) => p.server.listen(0, '127.0.0.1', resolve));
+    p.port = (p.server.address() as AddressInfo).port;
+    return p;
+  }
+
+  before(async () => {
+    cluster = await testRedisCluster();
+    for (const node of cluster.nodes) proxies.push(await proxyTo(node));
+    const natMap = cluster.nodes.map((n, i) => `${n.host}:${n.port}=127.0.0.1:${proxies[i].port}`).join(',');
+    app = await startApp({
+      env: {
+        REDIS_CLUSTER_NODES: proxies.map((p) => `127.0.0.1:${p.port}`).join(','),
+        REDIS_CLUSTER_NAT_MAP: natMap,
+        QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_clnat`,
+      },
+    });
+    await resetDb(app.rt.orm);
+    await clearQueues(app.rt);
+    app.workers = await startWorkers(app.rt, { queues: ['offer-distribution'] });
+    await makeServiceType(app.rt.orm.em.fork(), { id: 1 });
+  });
+  after(async () => {
+    await app.workers?.close();
+    if (app) {
+      await clearQueues(app.rt);
+      await app.close();
+    }
+    for (const p of proxies) {
+      for (const s of p.sockets) s.destroy();
+      await new Promise((resolve) => p.server.close(resolve));
+    }
+  });
+
+  it('every connection goes through the proxies (a fault test can cut them), and an offer is stored and distributed', async () => {
+    const gen = await makeGenerator(app.rt.orm.em.fork());
+    await makeResponder(app.rt.orm.em.fork());
+    const body = offerBody();
+    const res = await app.client.post('api/v3/oferta', { json: body, headers: { authorization: gen.auth } });
+    expect(res.statusCode).to.equal(200);
+    await distributed(app, body.uuid as string);
+    const ports = new Set(proxies.map((p) => p.port));
+    const reached = (app.rt.redis as Cluster).nodes().map((n) => n.options.port);
+    expect(reached.length).to.be.greaterThan(0);
+    for (const port of reached) expect(ports.has(port!), `node at ${port} is a proxy`).to.equal(true);
+    for (const p of proxies) expect(p.connections, `proxy ${p.port}`).to.be.greaterThan(0);
   });
 });

@@ -11,10 +11,11 @@
  * spawned process takes (`REDIS_CLUSTER_NODES`, with a QUEUE_PREFIX of the
  * suite's own); `testRedisCluster({ own: true })` a cluster of the suite's
  * own whose masters it may break (`restartEmpty`: a master restarted without
- * its data, as Redis restarted empty). A TCP proxy in front of a master does
- * not see a cluster client's traffic by itself: the masters announce
- * 127.0.0.1 and their own ports, and the client follows them (ioredis's
- * `natMap` would map them to a proxy's; the factory does not set one).
+ * its data, as Redis restarted empty). A TCP proxy in front of a master sees
+ * a cluster client's traffic only with REDIS_CLUSTER_NAT_MAP: the masters
+ * announce 127.0.0.1 and their own ports, and the client follows them unless
+ * the map sends each to its proxy (`127.0.0.1:<master>=127.0.0.1:<proxy>,…`;
+ * test/cluster/cluster.test.ts, "behind a proxy per master", does so).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
