@@ -18,6 +18,7 @@ import { UNKNOWN_POSITION_MESSAGE } from '../geo/figures.js';
 import { GEOCODER_UNAVAILABLE } from '../geocoding/geocoder.js';
 import { TRACKING_MESSAGES } from './customer/messages.js';
 import { DELIVERY_MESSAGES } from './deliveries/console.js';
+import { WEBHOOK_TEST_MESSAGES } from './webhooks/testWebhook.js';
 import { HttpError, RequestError, envelopeBody, type Envelope } from '../envelopes.js';
 import { ACCEPTANCE_MESSAGES } from './offers/acceptOffer.js';
 import type { Wording } from './operation.js';
@@ -79,6 +80,7 @@ export const ERROR_TABLE: ErrorTable = {
   'delivery.not-found': { status: 404, message: (f) => DELIVERY_MESSAGES.notFound(f.id) },
   'delivery.in-flight': { status: 409, message: (f) => DELIVERY_MESSAGES.inFlight(f.state) },
   'delivery.admin-only': { status: 403, message: () => DELIVERY_MESSAGES.adminOnly },
+  'webhook-test.endpoint-missing': { status: 400, message: (f) => WEBHOOK_TEST_MESSAGES.missing(f.tipo, f.key) },
   'expediente.not-found': { status: 404, message: () => TRACKING_MESSAGES.notFound },
   'tracking.too-many-codes': { status: 429, message: () => TRACKING_MESSAGES.tooManyCodes, headers: () => ({ 'Retry-After': '600' }) },
   'tracking.too-many-attempts': { status: 429, message: () => TRACKING_MESSAGES.tooManyAttempts, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },

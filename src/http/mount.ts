@@ -147,6 +147,11 @@ function authentication(rt: Runtime, auth: Auth, path: string, gated = true): Mi
       return basicAuth(em, gated ? endpoint : null, rt.authCache);
     case 'apiKey':
       return gated ? apiKeyAuth(em, endpoint, rt.authCache) : apiKeyAuth(em, null, rt.authCache);
+    case 'basicOrApiKey': {
+      const byKey = apiKeyAuth(em, gated ? endpoint : null, rt.authCache);
+      const byBasic = basicAuth(em, gated ? endpoint : null, rt.authCache);
+      return (ctx, next) => (ctx.get('x-apikey') ? byKey(ctx, next) : byBasic(ctx, next));
+    }
     case 'apiKeyOrTechnician':
       return technicianAuth(em, endpoint, false, rt.authCache);
     case 'technician':

@@ -96,6 +96,7 @@ export async function applyDocument(em: EntityManager, doc: ProvisionDocument): 
       urlApi: u.urlApi ?? null,
       apiEndpoint: u.apiEndpoint ?? {},
       webhookSecret: u.webhookSecret ?? null,
+      helpLine: u.helpLine ?? null,
       requiresPaymentConfirmation: u.requiresPaymentConfirmation ?? false,
       offersPerMinute: u.offersPerMinute ?? null,
     };

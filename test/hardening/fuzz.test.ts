@@ -124,6 +124,8 @@ const TARGETS: Target[] = [
   { method: 'GET', path: '/api/v3/types', auth: 'basic', base: () => ({}) },
   { method: 'POST', path: '/api/v3/users/login', auth: 'none', base: () => ({ username: 'ops', password: 'secret-password' }) },
   { method: 'GET', path: '/api/v3/admin/offers/x/recipients', auth: 'none', base: () => ({}) },
+  { method: 'POST', path: '/api/v3/webhooks/test', auth: 'basic', base: () => ({ tipo: 'respuesta' }) },
+  { method: 'POST', path: '/api/v3/webhooks/test', auth: 'key', base: () => ({ tipo: 'novedad' }) },
 ];
 
 describe('hardening: fuzz of the edge (issue 8)', function () {

@@ -16,6 +16,8 @@ import { PROVIDER_SCHEMAS } from '../providers/centralServices.js';
 import { API, type Auth, type Named, type OperationDecl, type ResponseDecl } from '../operation.js';
 import { OPERATIONS } from '../operations.js';
 import { ControllerError, DataAnswer, KeyError, RESPONSE_SCHEMAS, RateLimited, SystemError, ref, str } from './components.js';
+import { GETTING_STARTED } from './gettingStarted.js';
+import { FIELD_DESCRIPTIONS, REQUEST_EXAMPLES, describedSchema } from './requestDocs.js';
 import { SOCKET_SCHEMAS } from './socket.js';
 import { IDEMPOTENCY_HEADER, IDEMPOTENCY_MESSAGES, REPLAYED_HEADER, isIdempotent } from '../idempotency.js';
 import type { Envelope } from '../../envelopes.js';
@@ -43,6 +45,7 @@ const asJson = (v: unknown): Json => v as Json;
 const SECURITY: Record<Auth, Array<Record<string, string[]>>> = {
   basic: [{ basicAuth: [] }],
   apiKey: [{ apiKey: [] }],
+  basicOrApiKey: [{ basicAuth: [] }, { apiKey: [] }],
   basicOrJwt: [{ bearerJwt: [] }, { basicAuth: [] }],
   operator: [{ bearerJwt: [] }, { operatorCookie: [] }],
   chat: [{ trackingToken: [] }, { technicianToken: [] }, { apiKey: [], dniTecnico: [] }, { basicAuth: [] }, { bearerJwt: [] }],
@@ -157,6 +160,18 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
         alternative(401, { description: 'x-dni-tecnico missing (D20)', schema: KeyError, examples: { dniMissing: keyExamples([TECHNICIAN_AUTH_MESSAGES.dniMissing]).e1 } });
         alternative(403, { description: 'x-dni-tecnico names none of the central’s technicians', schema: KeyError, examples: { technicianUnknown: keyExamples([TECHNICIAN_AUTH_MESSAGES.technicianUnknown]).e1 } });
       }
+      break;
+    case 'basicOrApiKey':
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
+      alternative(400, { description: 'A key with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples([AUTH_MESSAGES.keyUnstorable]) });
+      out[401] = {
+        description: 'Credentials missing or wrong: Basic in the system envelope (spec 5.1), the key in its own (spec 5.2)',
+        schema: { anyOf: [ref(SystemError), ref(KeyError)] },
+        examples: { ...systemExamples(AUTH_MESSAGES_EXAMPLES.basic401), ...Object.fromEntries(Object.entries(keyExamples(AUTH_MESSAGES_EXAMPLES.key401)).map(([k, v]) => [`key${k}`, v])) },
+      };
+      out[403] = { description: 'API user inactive (spec 5.1, 5.2)', schema: { anyOf: [ref(SystemError), ref(KeyError)] }, examples: systemExamples([AUTH_MESSAGES.basicInactive]) };
+      out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(KeyError), ref(RateLimited)] } };
+      out[500] = { description: 'Internal failure of the key check (spec 5.2), or unhandled error', schema: { anyOf: [ref(KeyError), ref(SystemError)] } };
       break;
     case 'basicOrJwt':
       alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
@@ -309,11 +324,15 @@ function operationObject(op: OperationDecl): JsonObject {
     if (from === 'jsonOrQuery') {
       const props = (schema.schema as { properties?: Record<string, JSONSchema> }).properties ?? {};
       for (const [name, s] of Object.entries(props)) {
-        parameters.push({ name, in: 'query', required: false, description: 'when the JSON body does not carry it', schema: asJson(s) });
+        const said = (s as { description?: string }).description ?? FIELD_DESCRIPTIONS[schema.name]?.[name];
+        parameters.push({ name, in: 'query', required: false, description: `${said ? `${said} ` : ''}(in the query string when the JSON body does not carry it)`, schema: asJson(s) });
       }
     }
     const type = from === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
-    out.requestBody = { required: from !== 'jsonOrQuery', content: { [type]: { schema: asJson(ref(schema)) } } };
+    const media: JsonObject = { schema: asJson(ref(schema)) };
+    // what Swagger UI's "Try it out" fills in (issue 31): a realistic body, never one made up from the patterns
+    if (REQUEST_EXAMPLES[schema.name]) media.example = asJson(REQUEST_EXAMPLES[schema.name]);
+    out.requestBody = { required: from !== 'jsonOrQuery', content: { [type]: media } };
   }
   if (isIdempotent(op)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (parameters.length) out.parameters = parameters;
@@ -335,11 +354,18 @@ function collectSchemas(ops: readonly OperationDecl[]): Record<string, JsonObjec
     out.set(n.name, n.schema);
   };
   for (const n of [...RESPONSE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...SOCKET_SCHEMAS, ...CUSTOMER_SCHEMAS, ...DELIVERY_SCHEMAS, ...PROVIDER_SCHEMAS]) add(n);
+  const requests = new Set<string>();
   for (const op of ops) {
-    if (op.input) add(op.input.schema);
+    if (op.input) {
+      add(op.input.schema);
+      requests.add(op.input.schema.name);
+    }
     for (const r of Object.values(op.responses)) if (r.schema && isNamed(r.schema)) add(r.schema);
   }
-  return Object.fromEntries([...out].map(([k, v]) => [k, asJson(v) as JsonObject]));
+  // request bodies: every field described (requestDocs.ts fills what the declaration leaves out)
+  return Object.fromEntries(
+    [...out].map(([k, v]) => [k, asJson(requests.has(k) ? describedSchema(v as Record<string, unknown>, FIELD_DESCRIPTIONS[k] ?? {}) : v) as JsonObject]),
+  );
 }
 
 export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenApiDocument {
@@ -357,7 +383,8 @@ export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenA
       description:
         'Offers of service, a 30-second response window, best-response selection, webhooks and service tracking. ' +
         'Every string a client sends has a maximum length (D19). Errors use the envelopes of spec section 7; ' +
-        '`x-envelope` names the one each operation uses. The WebSocket events are described at /api/v3/asyncapi.json.',
+        '`x-envelope` names the one each operation uses. The WebSocket events are described at /api/v3/asyncapi.json.\n' +
+        GETTING_STARTED,
     },
     servers: [{ url: '/' }],
     tags: [

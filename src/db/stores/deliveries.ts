@@ -19,7 +19,7 @@ import { AGO, after, pageParams, type KeysetCursor, type KeysetRow } from './key
 export type DeliveryState = WebhookDelivery['state'];
 
 export interface NewDelivery<O = Offer, R = ApiUser> {
-  /** the offer it is about: the entity, or its uuid for a batch written without the unit of work */
+  /** the offer it is about: the entity, or its uuid for a batch written without the unit of work (null: a test, D23) */
   offer: O;
   kind: DeliveryKind;
   /** the API user it goes to (entity or id): its x-apikey and webhookSecret are read when sending, never stored */
@@ -52,7 +52,9 @@ export function deliveryRow<O, R>(d: NewDelivery<O, R>) {
 }
 
 /** A row as a batch writes it without the unit of work: the offer's uuid, the receiver's id. */
-export type DeliveryRow = ReturnType<typeof deliveryRow<string, number>>;
+export type DeliveryRow = ReturnType<typeof deliveryRow<string | null, number>>;
+/** A row written already claimed (claimedAtWrite). */
+type ClaimedRow = Omit<DeliveryRow, 'state'> & { state: 'sending'; sentAt: Date };
 /** A row claimed for sending, with its receiver's key and secret as they are now. */
 export interface ClaimedDelivery {
   id: string;
@@ -96,6 +98,15 @@ export function toSend(row: DeliveryRow, receiver: { apiKey: string | null; secr
   };
 }
 
+/**
+ * A pending row claimed as it is written, for a caller that sends it at once in the same request (the test
+ * notification, D23): sending, its first attempt, sent now. Not for a batch written before its sends start
+ * (toSend and markSending: a claim made before the request is on its way is lost with a process that dies).
+ */
+export function claimedAtWrite(row: DeliveryRow, receiver: { apiKey: string | null; secret: string | null }): { row: ClaimedRow; claimed: ClaimedDelivery } {
+  return { row: { ...row, state: 'sending', attempts: 1, sentAt: new Date() }, claimed: toSend(row, receiver) };
+}
+
 const MARK_SENDING = prepared(`update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()
      where d.id = any($1::uuid[]) and d.state = 'pending' returning d.id`);
 
@@ -118,11 +129,11 @@ const INSERT_DELIVERIES = prepared(`insert into webhook_delivery (id, offer_uuid
       order by e.n`);
 
 /**
- * The rows of PUTs (deliveryRow's, pending) in one INSERT, outside
+ * The rows of PUTs (deliveryRow's, or claimedAtWrite's) in one INSERT, outside
  * the unit of work, through the driver (src/db/sql.ts), in the order given:
  * `seq` follows it, and D12 sends an offer's notices to one URL in that order.
  */
-export async function insertDeliveries(em: EntityManager, rows: readonly DeliveryRow[]): Promise<void> {
+export async function insertDeliveries(em: EntityManager, rows: ReadonlyArray<DeliveryRow | ClaimedRow>): Promise<void> {
   if (!rows.length) return;
   const records = rows.map((r) => ({
     id: r.id,
@@ -137,7 +148,7 @@ export async function insertDeliveries(em: EntityManager, rows: readonly Deliver
     state: r.state,
     attempts: r.attempts,
     created_at: r.createdAt.toISOString(),
-    sent_at: null,
+    sent_at: 'sentAt' in r ? r.sentAt.toISOString() : null,
   }));
   await sql(
     em,
