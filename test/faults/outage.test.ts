@@ -34,7 +34,7 @@ const WINDOW_MS = 8000;
 /** an offer taken during an outage reaches the central unless its window ends within this of the recovery */
 const PUSH_GRACE_MS = 4000;
 /** an offer every this many ms */
-const EVERY_MS = 100;
+const EVERY_MS = 150;
 const CLIENT_TIMEOUT_MS = 10_000;
 const RECOVERY_BOUND_S = 10;
 
@@ -116,7 +116,8 @@ describe('faults: Redis and PostgreSQL away under a steady load of answered offe
       );
       if (status === 200) answered.add(uuid);
       if ((status !== 503 && status !== 0) || Date.now() > until) return;
-      await sleep(300);
+      // as a client that honours Retry-After would, but within the window
+      await sleep(1500);
     }
   }
 
@@ -235,11 +236,10 @@ describe('faults: Redis and PostgreSQL away under a steady load of answered offe
     await fault('Redis cut', () => redisProxy.cut(), () => redisProxy.restore(), 5000);
     await sleep(4000);
     await fault('Redis stalled', () => redisProxy.stall(), () => redisProxy.restore(), 4000);
-    await sleep(2000);
-    if (process.env.FAULT_DEBUG) console.log(await orm.em.fork().getConnection().execute(`select pid, state, wait_event_type, wait_event, extract(epoch from now()-xact_start) as xs, left(query, 140) as q from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`));
-    await sleep(2000);
-    await fault('PostgreSQL cut', () => pgProxy.cut(), () => pgProxy.restore(), 5000);
     await sleep(4000);
+    await fault('PostgreSQL cut', () => pgProxy.cut(), () => pgProxy.restore(), 5000);
+    // a window long: the windows of the offers taken now end while Redis is away (their jobs lost with it)
+    await sleep(WINDOW_MS + 500);
     // Redis loses everything; the offers taken while it is away and the jobs of those before are Redis's only
     // through the reconcile: no traffic after the restart, so no other offer's evaluation closes their windows.
     await fault('Redis killed, restarted empty', () => redis.kill(), async () => {

@@ -39,6 +39,9 @@ export async function reconcile(rt: Runtime, opts: { full?: boolean } = {}): Pro
   return { ...swept, full };
 }
 
+/** after a failed pass (PostgreSQL or Redis away), the next one */
+const RETRY_MS = 1000;
+
 const RELEASE = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
 
 export interface Reconciler {
@@ -52,8 +55,8 @@ export interface Reconciler {
  * Starts the reconcile of this process: a full pass now, one every
  * SWEEP_INTERVAL_MS and a full one on every 'ready' of `rt.redis`. Off when
  * SWEEP_INTERVAL_MS is 0. A pass that fails (PostgreSQL or Redis away) is
- * logged and tried again at the next tick; a full pass asked for stays asked
- * for until one ran.
+ * logged and tried again a second later, so a recovery is reconciled at once;
+ * a full pass asked for stays asked for until one ran.
  */
 export function startReconcile(rt: Runtime, opts: { onPass?: (r: ReconcileResult) => void } = {}): Reconciler {
   const every = rt.config.sweepIntervalMs;
@@ -97,7 +100,11 @@ export function startReconcile(rt: Runtime, opts: { onPass?: (r: ReconcileResult
       return;
     }
     running = pass()
-      .catch((err: unknown) => rt.log.warn({ err: String(err) }, 'reconcile failed; tried again at the next tick'))
+      .catch((err: unknown) => {
+        // PostgreSQL or Redis away: tried again within a second, so a recovery is reconciled at once
+        rt.log.warn({ err: String(err) }, 'reconcile failed; tried again in a second');
+        if (!stopped) setTimeout(() => trigger(), Math.min(RETRY_MS, every)).unref();
+      })
       .finally(() => {
         running = null;
         if (again && !stopped) {
