@@ -21,7 +21,9 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { dropDatabase, ensureDatabase, migrate } from '../../src/db/database.js';
+import { reconciledKey } from '../../src/domain/outbox/reconcile.js';
 import { createOrm, type MikroORM } from '../../src/db/orm.js';
 import { BOGOTA, makeApiUser, makeCentral, makeServiceType, makeTechnician } from '../helpers/factories.js';
 import { freePort } from '../helpers/ports.js';
@@ -77,6 +79,7 @@ describe('faults: Redis and PostgreSQL away under a steady load of answered offe
   let api: Got;
   const calls: Call[] = [];
   const faultsSeen: Fault[] = [];
+  let offersSeen: unknown[] = [];
   /** offer uuid → arrival times of its 6.1 at the generator */
   const acceptances = new Map<string, number[]>();
   /** offer uuid → pushes the central received */
@@ -168,7 +171,7 @@ describe('faults: Redis and PostgreSQL away under a steady load of answered offe
       QUEUE_PREFIX: `faults_${process.pid}`,
       OFFER_RESPONSE_WINDOW_MS: String(WINDOW_MS),
       WEBHOOK_TIMEOUT_MS: '2000',
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: 'warn',
       PORT: String(port),
     };
     web = spawnEntry('dist/src/main/web.js', { ...env, SWEEP_INTERVAL_MS: '0' });
@@ -182,7 +185,13 @@ describe('faults: Redis and PostgreSQL away under a steady load of answered offe
       responseType: 'json',
     });
     await waitFor(async () => (await api.get('health').catch(() => ({ statusCode: 0 }))).statusCode === 200, { timeoutMs: 30_000, what: 'the API process' });
-    await waitFor(() => /workers running/.test(worker!.stdout()) || worker!.child.exitCode !== null, { timeoutMs: 30_000, what: 'the worker process' });
+    // the worker's first reconcile has run (it marks Redis when it has)
+    const probe = new Redis(redis.url);
+    try {
+      await waitFor(async () => (await probe.exists(reconciledKey(env.QUEUE_PREFIX))) === 1 || worker!.child.exitCode !== null, { timeoutMs: 30_000, what: 'the worker process' });
+    } finally {
+      probe.disconnect();
+    }
   });
 
   after(async () => {
@@ -190,7 +199,7 @@ describe('faults: Redis and PostgreSQL away under a steady load of answered offe
     for (const [name, p] of [['web', web], ['worker', worker]] as const) {
       if (p) writeFileSync(join(tmpdir(), `broker-faults-${process.pid}-${name}.log`), p.stdout() + p.stderr());
     }
-    writeFileSync(join(tmpdir(), `broker-faults-${process.pid}-calls.json`), JSON.stringify({ calls, faults: faultsSeen }));
+    writeFileSync(join(tmpdir(), `broker-faults-${process.pid}-calls.json`), JSON.stringify({ calls, faults: faultsSeen, offers: offersSeen, pushes: [...pushes] }));
     for (const p of [web, worker]) {
       if (p && p.child.exitCode === null && p.child.signalCode === null) {
         p.child.kill('SIGKILL');
@@ -272,6 +281,7 @@ describe('faults: Redis and PostgreSQL away under a steady load of answered offe
          from offer o where o.uuid = any(?::uuid[])`,
       [`{${acknowledged().join(',')}}`],
     );
+    offersSeen = offers;
     const byStatus = (kind: Call['kind']) => {
       const out: Record<string, number> = {};
       for (const c of calls.filter((x) => x.kind === kind)) out[c.status || 'no answer'] = (out[c.status || 'no answer'] ?? 0) + 1;

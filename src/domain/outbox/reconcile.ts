@@ -53,7 +53,7 @@ export interface Reconciler {
 
 /**
  * Starts the reconcile of this process: a full pass now, one every
- * SWEEP_INTERVAL_MS and a full one on every 'ready' of `rt.redis`. Off when
+ * SWEEP_INTERVAL_MS and a full one on every 'ready' of `rt.redis` (and again an interval later). Off when
  * SWEEP_INTERVAL_MS is 0. A pass that fails (PostgreSQL or Redis away) is
  * logged and tried again a second later, so a recovery is reconciled at once;
  * a full pass asked for stays asked for until one ran.
@@ -114,7 +114,11 @@ export function startReconcile(rt: Runtime, opts: { onPass?: (r: ReconcileResult
       });
   };
 
-  const onReady = () => trigger(true);
+  // and once more an interval later: an API process whose enqueue failed just before the reconnection commits after it
+  const onReady = () => {
+    trigger(true);
+    setTimeout(() => trigger(true), every).unref();
+  };
   rt.redis.on('ready', onReady);
   const timer = setInterval(() => trigger(), every);
   timer.unref();
