@@ -31,6 +31,8 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   // Without an offline queue a command sent before the first connection is refused: wait for it a moment
   // (a process started while Redis is away still starts, and answers 503 where it needs Redis).
   await whenReady(redis, Math.max(1000, cfg.redisCommandTimeoutMs)).catch((err: unknown) => log.warn({ err: String(err) }, 'Redis not ready at start'));
+  // ioredis reports each failed reconnection; without a listener it prints them to stderr
+  redis.on('error', (err: unknown) => log.warn({ err: String(err) }, 'Redis connection error'));
   const stopWatching = watchRedis(redis, { timeoutMs: cfg.redisCommandTimeoutMs || 3000, log });
   const queues = new Queues(redis, cfg.queuePrefix, cfg);
   // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
+import { UNAVAILABLE_MESSAGE } from '../../src/outage.js';
 import type { Response } from 'got';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_LOGIN_MESSAGES } from '../../src/http/routes/adminLogin.js';
-import { MESSAGES } from '../../src/envelopes.js';
-import { expectIsoTimestamp, expectSystemEnvelope } from '../helpers/envelopes.js';
+import { expectIsoTimestamp } from '../helpers/envelopes.js';
 import { makeOperator } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 import { freePort } from '../helpers/ports.js';
@@ -81,13 +81,15 @@ describe('login rate limit (spec 8)', () => {
     expect(rateHeaders(other).remaining).to.equal('4');
   });
 
-  it('answers 500 within a few seconds, rather than waiting, when Redis cannot be reached', async () => {
+  it('fails closed when Redis cannot be reached: 503 with Retry-After within a few seconds, rather than waiting (D21)', async () => {
     running = [await startApp({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } })];
     const res = await running[0].client.post('api/v3/users/login', {
       json: { username: 'nobody', password: 'x' },
       timeout: { request: 5000 },
     });
-    expect(res.statusCode).to.equal(500);
-    expectSystemEnvelope(res.body, MESSAGES.internal);
+    expect(res.statusCode).to.equal(503);
+    expect(Number(res.headers['retry-after'])).to.be.greaterThan(0);
+    const body = res.body as unknown as Record<string, unknown>;
+    expect(body.msg ?? body.message).to.equal(UNAVAILABLE_MESSAGE);
   });
 });

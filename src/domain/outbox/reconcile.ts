@@ -69,6 +69,8 @@ export function startReconcile(rt: Runtime, opts: { onPass?: (r: ReconcileResult
   let running: Promise<void> | null = null;
   let again = false;
   let stopped = false;
+  /** the one retry after a failed pass */
+  let retry: NodeJS.Timeout | undefined;
 
   const pass = async () => {
     const asked = fullAsked;
@@ -103,7 +105,13 @@ export function startReconcile(rt: Runtime, opts: { onPass?: (r: ReconcileResult
       .catch((err: unknown) => {
         // PostgreSQL or Redis away: tried again within a second, so a recovery is reconciled at once
         rt.log.warn({ err: String(err) }, 'reconcile failed; tried again in a second');
-        if (!stopped) setTimeout(() => trigger(), Math.min(RETRY_MS, every)).unref();
+        if (!stopped && !retry) {
+          retry = setTimeout(() => {
+            retry = undefined;
+            trigger();
+          }, Math.min(RETRY_MS, every));
+          retry.unref();
+        }
       })
       .finally(() => {
         running = null;
@@ -128,6 +136,7 @@ export function startReconcile(rt: Runtime, opts: { onPass?: (r: ReconcileResult
     async stop() {
       stopped = true;
       clearInterval(timer);
+      clearTimeout(retry);
       rt.redis.off('ready', onReady);
       await running;
     },
