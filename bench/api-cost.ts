@@ -172,7 +172,7 @@ async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `bench_cost_${process.pid}`;
   await ensureDatabase(dbUrl);
-  const env = { DATABASE_URL: dbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', NODE_ENV: 'development' };
+  const env = { DATABASE_URL: dbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, LOG_LEVEL: 'warn', NODE_ENV: 'development', QUOTA_OFFERS_PER_MIN: '100000000' };
   const rt = await createRuntime(loadConfig({ ...process.env, ...env, PORT: '0' }), { log: pino({ level: 'silent' }) });
   const redis = new Redis(redisUrl);
   try {

@@ -280,7 +280,7 @@ async function main(): Promise<void> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const prefix = `bench_auction_${process.pid}`;
   await ensureDatabase(dbUrl);
-  const cfg = loadConfig({ ...process.env, DATABASE_URL: dbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, PORT: '0' });
+  const cfg = loadConfig({ ...process.env, DATABASE_URL: dbUrl, REDIS_URL: redisUrl, QUEUE_PREFIX: prefix, PORT: '0', QUOTA_OFFERS_PER_MIN: '100000000' });
   const rt = await createRuntime(cfg, { log: pino({ level: 'silent' }) });
   const receiver = await startReceiver();
   let service: Service | undefined;
@@ -348,6 +348,8 @@ async function main(): Promise<void> {
         DATABASE_URL: dbUrl,
         REDIS_URL: redisUrl,
         QUEUE_PREFIX: prefix,
+        // a load generator, not a tenant: D24's offer quota would cap it
+        QUOTA_OFFERS_PER_MIN: '100000000',
         OFFER_RESPONSE_WINDOW_MS: String(WINDOW_MS),
         OFFER_MAX_OPEN_MS: String(MAX_OPEN_MS),
         OUTBOUND_ALLOW_PRIVATE: 'true',

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   const db = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres');
   db.pathname = `/broker_bench_edge_${process.pid}`;
   await ensureDatabase(db.toString());
-  const cfg = loadConfig({ ...process.env, DATABASE_URL: db.toString(), QUEUE_PREFIX: `bench_edge_${process.pid}`, PORT: '0' });
+  const cfg = loadConfig({ ...process.env, DATABASE_URL: db.toString(), QUEUE_PREFIX: `bench_edge_${process.pid}`, PORT: '0', QUOTA_OFFERS_PER_MIN: '100000000' });
   const rt = await createRuntime(cfg, { log: pino({ level: 'silent' }) });
   try {
     await migrate(rt.orm);

@@ -135,7 +135,7 @@ async function notificationFigures(rt: Runtime, generator: ApiUser): Promise<voi
 }
 
 await ensureDatabase(dbUrl);
-const cfg = loadConfig({ ...process.env, DATABASE_URL: dbUrl, QUEUE_PREFIX: `bench_ops_${run}`, SWEEP_INTERVAL_MS: '0', PORT: '0' });
+const cfg = loadConfig({ ...process.env, DATABASE_URL: dbUrl, QUEUE_PREFIX: `bench_ops_${run}`, SWEEP_INTERVAL_MS: '0', PORT: '0', QUOTA_OFFERS_PER_MIN: '100000000' });
 const rt = await createRuntime(cfg, { log: pino({ level: 'silent' }) });
 try {
   await migrate(rt.orm);

@@ -165,7 +165,7 @@ export async function startPipelineFloor(opts: { dbUrl: string; redisUrl: string
      select $1, 'BENCH-T' || i, st_setsrid(st_makepoint($2, $3 + 0.001 * i), 4326)::geography from generate_series(1, $4) i`,
     [central, BOGOTA.lng, BOGOTA.lat, TECHNICIANS],
   );
-  const env = { DATABASE_URL: opts.dbUrl, REDIS_URL: opts.redisUrl, QUEUE_PREFIX: opts.prefix, PORT: String(opts.port), WINDOW_MS: String(opts.windowMs) };
+  const env = { DATABASE_URL: opts.dbUrl, REDIS_URL: opts.redisUrl, QUEUE_PREFIX: opts.prefix, PORT: String(opts.port), WINDOW_MS: String(opts.windowMs), QUOTA_OFFERS_PER_MIN: '100000000' };
   const children: ChildProcess[] = [];
   const close = async () => {
     for (const c of children) c.kill('SIGTERM');

@@ -34,6 +34,8 @@ const VARS = {
   PORT: { key: 'port', type: 'integer', default: 3000, minimum: 0, maximum: 65535 },
   /** trust X-Forwarded-* from a reverse proxy (client IP for the login limit) */
   TRUST_PROXY: { key: 'trustProxy', type: 'boolean', default: false },
+  /** D24: with TRUST_PROXY, the client is this many X-Forwarded-For entries from the right (our proxies in front); unset: 1 */
+  TRUST_PROXY_HOPS: { key: 'trustProxyHops', type: 'integer', default: null, minimum: 1, maximum: 10 },
   DATABASE_URL: { key: 'databaseUrl', type: 'string', default: 'postgres://postgres@127.0.0.1:5432/broker', pattern: '^postgres(ql)?://' },
   REDIS_URL: { key: 'redisUrl', type: 'string', default: 'redis://127.0.0.1:6379', pattern: '^rediss?://' },
   /** D21 (issue 30): a command of a process's own Redis connection not answered within this (ms) fails (a 503 or a logged step), and a PING not answered within it drops the connection; 0: no limit (the PING's: 3 s) */
@@ -54,6 +56,11 @@ const VARS = {
   OUTBOUND_ALLOW_HOSTS: { key: 'outboundAllowHosts', type: 'string', default: '' },
   LOGIN_RATE_LIMIT: { key: 'loginRateLimit', type: 'integer', default: 5, minimum: 1 },
   LOGIN_RATE_WINDOW_S: { key: 'loginRateWindowS', type: 'integer', default: 900, minimum: 1 },
+  /** D24: failed operator logins per username (from anywhere) in LOGIN_RATE_WINDOW_S, then 429 */
+  LOGIN_ACCOUNT_LIMIT: { key: 'loginAccountLimit', type: 'integer', default: 10, minimum: 1 },
+  /** argon2 password checks running at once per API process (64 MiB each), and how many more may wait (LIM-4) */
+  LOGIN_HASH_CONCURRENCY: { key: 'loginHashConcurrency', type: 'integer', default: 2, minimum: 1, maximum: 64 },
+  LOGIN_HASH_QUEUE: { key: 'loginHashQueue', type: 'integer', default: 16, minimum: 0, maximum: 1000 },
   /** failed authentications (Basic, API key) per client IP / per username or key in the window, then 429 (D19) */
   AUTH_FAIL_LIMIT_IP: { key: 'authFailLimitIp', type: 'integer', default: 100, minimum: 1 },
   AUTH_FAIL_LIMIT_ID: { key: 'authFailLimitId', type: 'integer', default: 10, minimum: 1 },
@@ -114,6 +121,8 @@ const VARS = {
   /** tracking codes sent to one phone per day, whatever the expediente (D16: no SMS flood) */
   SMS_DAILY_CAP_PER_PHONE: { key: 'smsDailyCapPerPhone', type: 'integer', default: 10, minimum: 1 },
   /** tracking code requests and code checks per client IP in TRACKING_LIMIT_WINDOW_S, API and customer page together (then 429) */
+  /** D24: a generator's offers per minute (POST /oferta, /asignacion-directa) unless provisioning's offersPerMinute says otherwise, then 429 */
+  QUOTA_OFFERS_PER_MIN: { key: 'quotaOffersPerMin', type: 'integer', default: 600, minimum: 1 },
   TRACKING_LIMIT_IP: { key: 'trackingLimitIp', type: 'integer', default: 30, minimum: 1 },
   TRACKING_LIMIT_WINDOW_S: { key: 'trackingLimitWindowS', type: 'integer', default: 600, minimum: 1 },
   /** most stops an offer may have (POST /add-address) */
@@ -163,7 +172,11 @@ type Derived = { readonly [N in keyof Vars as Vars[N]['key']]: ValueOf<Vars[N]> 
  * The one typed configuration object (STYLE 12), derived from VARS; the two
  * outbound-target variables are read into their final shape by loadConfig.
  */
-export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues'> & {
+export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues' | 'trustProxyHops'> & {
+  /** D24: the client is this many X-Forwarded-For entries from the right (TRUST_PROXY_HOPS; 1 when unset) */
+  readonly trustProxyHops: number;
+  /** whether TRUST_PROXY_HOPS was set (production with TRUST_PROXY and no hops says so at start) */
+  readonly trustProxyHopsSet: boolean;
   /** tenants' URLs may name private, loopback or link-local addresses (default: outside production only) */
   readonly outboundAllowPrivate: boolean;
   /** host names and CIDRs tenants' URLs may reach whatever their range (OUTBOUND_ALLOW_HOSTS, comma-separated) */
@@ -221,6 +234,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     out[spec.key] = holder.v;
   }
   out.outboundAllowPrivate ??= nodeEnv !== 'production';
+  out.trustProxyHopsSet = out.trustProxyHops !== null && out.trustProxyHops !== undefined;
+  out.trustProxyHops ??= 1;
   out.outboundAllowHosts = String(out.outboundAllowHosts ?? '')
     .split(',')
     .map((h) => h.trim())
@@ -257,6 +272,15 @@ export function publicSecretsInUse(cfg: Config): Array<'JWT_SECRET' | 'INTEGRITY
   if (cfg.jwtSecret === DEV_ONLY_SECRET) names.push('JWT_SECRET');
   if (cfg.integritySecret === DEV_ONLY_SECRET) names.push('INTEGRITY_SECRET');
   return names;
+}
+
+/**
+ * D24 (decisions LIM-2): in production, TRUST_PROXY without TRUST_PROXY_HOPS takes the right-most
+ * X-Forwarded-For entry, right for one proxy only; the process says so at start (and still starts).
+ */
+export function proxyHopsWarning(cfg: Pick<Config, 'nodeEnv' | 'trustProxy' | 'trustProxyHopsSet'>): string | null {
+  if (cfg.nodeEnv !== 'production' || !cfg.trustProxy || cfg.trustProxyHopsSet) return null;
+  return 'TRUST_PROXY is on without TRUST_PROXY_HOPS: the client address is the right-most X-Forwarded-For entry (one proxy in front). Set TRUST_PROXY_HOPS to the number of proxies in front of the API.';
 }
 
 let cached: Config | undefined;

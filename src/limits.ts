@@ -23,3 +23,15 @@ export const ACTOR_MAX_LENGTH = 255;
 export function auditActor(actor: string): string {
   return actor.length <= ACTOR_MAX_LENGTH ? actor : `${actor.slice(0, ACTOR_MAX_LENGTH - 1)}…`;
 }
+
+/**
+ * Issue 29.9 (decisions LIM-6): how deep a paged list may be read with OFFSET. A page whose last
+ * row lies beyond this many rows is refused (400, `list.too-deep`) before any query runs, so
+ * `page=999999` costs nothing; narrow the list with its filters (dates, state) instead.
+ */
+export const MAX_LIST_DEPTH = 10_000;
+
+/** The rows to skip for `page` of `pageSize`, or null when the page lies beyond MAX_LIST_DEPTH. */
+export function pageOffset(page: number, pageSize: number): number | null {
+  return page * pageSize > MAX_LIST_DEPTH ? null : (page - 1) * pageSize;
+}

@@ -38,6 +38,8 @@ process.env.AUTH_FAIL_LIMIT_IP ??= '100000';
 process.env.AUTH_FAIL_LIMIT_ID ??= '100000';
 // Likewise the customer's code requests and checks per client IP: the limit's own test sets it low on a prefix of its own.
 process.env.TRACKING_LIMIT_IP ??= '100000';
+// Likewise D24's offer quota per generator: suites post offers in bursts; the quota's own test sets a generator's offersPerMinute.
+process.env.QUOTA_OFFERS_PER_MIN ??= '1000000';
 // Tests change API users' rows directly and expect the next request to see it: no credential cache,
 // except in the cache's own tests (test/auth/cache.test.ts).
 process.env.AUTH_CACHE_TTL_MS ??= '0';

@@ -8,14 +8,17 @@
  */
 import { DomainError, type DomainErrorCode, type DomainErrorFacts } from '../domain/errors.js';
 import { OFFER_MESSAGES } from './offers/createOffer.js';
+import { QUOTA_MESSAGES } from './offers/quota.js';
 import { OFFER_NOT_FOUND } from '../domain/offers/lifecycle/ownership.js';
 import { DIRECT_MESSAGES } from './service/directAssignment.js';
 import { STOP_MESSAGES } from './service/addAddress.js';
 import { HISTORY_MESSAGES } from './catalog/history.js';
+import { pageTooDeep } from './document/responses.js';
 import { UNKNOWN_POSITION_MESSAGE } from '../geo/figures.js';
 import { GEOCODER_UNAVAILABLE } from '../geocoding/geocoder.js';
 import { TRACKING_MESSAGES } from './customer/messages.js';
 import { DELIVERY_MESSAGES } from './deliveries/console.js';
+import { WEBHOOK_TEST_MESSAGES } from './webhooks/testWebhook.js';
 import { HttpError, RequestError, envelopeBody, type Envelope } from '../envelopes.js';
 import { ACCEPTANCE_MESSAGES } from './offers/acceptOffer.js';
 import type { Wording } from './operation.js';
@@ -78,16 +81,19 @@ export const ERROR_TABLE: ErrorTable = {
   'delivery.not-found': { status: 404, message: (f) => DELIVERY_MESSAGES.notFound(f.id) },
   'delivery.in-flight': { status: 409, message: (f) => DELIVERY_MESSAGES.inFlight(f.state) },
   'delivery.admin-only': { status: 403, message: () => DELIVERY_MESSAGES.adminOnly },
+  'webhook-test.endpoint-missing': { status: 400, message: (f) => WEBHOOK_TEST_MESSAGES.missing(f.tipo, f.key) },
   'expediente.not-found': { status: 404, message: () => TRACKING_MESSAGES.notFound },
   'tracking.too-many-codes': { status: 429, message: () => TRACKING_MESSAGES.tooManyCodes, headers: () => ({ 'Retry-After': '600' }) },
   'tracking.too-many-attempts': { status: 429, message: () => TRACKING_MESSAGES.tooManyAttempts, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
   'tracking.code-invalid': { status: 401, message: () => TRACKING_MESSAGES.codeInvalid },
+  'list.too-deep': { status: 400, message: ({ maxPage, maxRows }) => pageTooDeep(maxPage, maxRows) },
   'tracking.token-invalid': { status: 401, message: () => TRACKING_MESSAGES.tokenInvalid },
   'survey.not-finished': { status: 403, message: (f) => TRACKING_MESSAGES.surveyNotFinished(f.state) },
   'survey.already-answered': { status: 409, message: () => TRACKING_MESSAGES.surveyTwice },
   'chat.closed': { status: 403, message: (f) => (f.reason === 'ended' ? TRACKING_MESSAGES.chatEnded : TRACKING_MESSAGES.chatNotAssigned(f.state)) },
   'chat.read-only': { status: 403, message: () => TRACKING_MESSAGES.chatReadOnly },
   'chat.too-many-messages': { status: 429, message: () => TRACKING_MESSAGES.chatTooMany, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
+  'quota.offers': { status: 429, message: () => QUOTA_MESSAGES.offers, headers: (f) => ({ 'Retry-After': String(f.retryAfterS) }) },
   'chat.message-unknown': { status: 404, message: (f) => TRACKING_MESSAGES.chatUnknownMessage(f.id) },
 };
 

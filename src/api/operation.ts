@@ -25,6 +25,8 @@ export type Method = 'get' | 'post' | 'put';
  * and to the document's security requirements (document/openapi.ts):
  * - basic: HTTP Basic (spec 5.1), permission for the path checked;
  * - apiKey: x-apikey (spec 5.2);
+ * - basicOrApiKey: x-apikey when the request carries one, else HTTP Basic: any
+ *   API user, a generator or a central, as itself (POST /webhooks/test, D23);
  * - basicOrJwt: an operator's Bearer JWT or HTTP Basic (spec 4.4, 5.3);
  * - operator: an operator's Bearer JWT or session cookie (D15);
  * - chat: the customer's tracking token, the assigned technician's token or
@@ -35,7 +37,7 @@ export type Method = 'get' | 'post' | 'put';
  *   plus x-dni-tecnico (D20);
  * - none: public.
  */
-export type Auth = 'basic' | 'apiKey' | 'basicOrJwt' | 'operator' | 'chat' | 'apiKeyOrTechnician' | 'technician' | 'none';
+export type Auth = 'basic' | 'apiKey' | 'basicOrApiKey' | 'basicOrJwt' | 'operator' | 'chat' | 'apiKeyOrTechnician' | 'technician' | 'none';
 
 /**
  * The body its errors take (spec 7): controller `{status: false, msg}`,

@@ -21,6 +21,7 @@ import {
   trackServicePublic,
 } from './customer/tracking.js';
 import { listWebhookDeliveries } from './deliveries/deliveries.js';
+import { testWebhook } from './webhooks/testWebhook.js';
 import { listCentralServices } from './providers/centralServices.js';
 import { acceptOffer } from './offers/acceptOffer.js';
 import { createOffer } from './offers/createOffer.js';
@@ -40,7 +41,7 @@ import { issueTechnicianTokenOp } from './providers/technicianToken.js';
 import { reportProgress } from './service/progress.js';
 import { changeTechnician } from './providers/changeTechnician.js';
 import { metricsEndpoint } from './deliveries/metrics.js';
-import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, openApiDocument } from './system/system.js';
+import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, mapAsset, openApiDocument } from './system/system.js';
 
 /** Every operation, in the order the document lists them. */
 export const OPERATIONS: readonly OperationDecl[] = [
@@ -73,6 +74,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   asyncApiDocument,
   docsPage,
   docsAsset,
+  mapAsset,
   requestTrackingCode,
   trackService,
   trackServicePublic,
@@ -91,6 +93,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   trackingPageLogout,
   trackingPageScript,
   listWebhookDeliveries,
+  testWebhook,
   listCentralServices,
   consoleHome,
   consoleOffer,

@@ -85,7 +85,7 @@ export async function authenticateBasic(
     // Hash even when the user is unknown, so both cases take the same time.
     const digest = sha256Hex(creds.password);
     const ok = safeEqual(digest, user?.passwordSha256 ?? '0'.repeat(64));
-    if (!user || !ok) throw new HttpError(401, systemBody(AUTH_MESSAGES.basicInvalid), await attempt?.failed());
+    if (!user || !ok) throw new HttpError(401, systemBody(AUTH_MESSAGES.basicInvalid), await attempt?.failed(user !== null));
     cache?.set('basic', pair, user);
   }
   attempt?.succeeded();
@@ -119,7 +119,7 @@ export async function authenticateApiKey(
     }
     if (users.length !== 1) {
       const err = keyError(401, AUTH_MESSAGES.keyInvalid);
-      throw new HttpError(401, err.body, await attempt?.failed());
+      throw new HttpError(401, err.body, await attempt?.failed(false));
     }
     user = users[0];
     cache?.set('key', key, user);

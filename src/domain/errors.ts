@@ -73,6 +73,8 @@ export interface DomainErrorFacts {
   'tracking.too-many-attempts': { retryAfterS: number };
   /** D14: a wrong, expired or spent code */
   'tracking.code-invalid': Record<string, never>;
+  /** issue 29.9 (LIM-6): a page beyond MAX_LIST_DEPTH rows of a paged list; `maxPage` at this page size */
+  'list.too-deep': { maxPage: number; maxRows: number };
   /** D14: an unknown, malformed or expired tracking token */
   'tracking.token-invalid': Record<string, never>;
   /** D14: the survey before FINALIZADA, or a second one */
@@ -84,12 +86,16 @@ export interface DomainErrorFacts {
   'chat.read-only': Record<string, never>;
   /** D14: 30 messages per minute per author and expediente */
   'chat.too-many-messages': { retryAfterS: number };
+  /** D24: the generator's offers in this minute reached its quota (offersPerMinute, QUOTA_OFFERS_PER_MIN) */
+  'quota.offers': { limit: number; retryAfterS: number };
   /** D18: no such delivery */
   'delivery.not-found': { id: string };
   /** D18: a delivery still pending or being sent is not resent by hand */
   'delivery.in-flight': { id: string; state: string };
   /** D15: resending is an admin's */
   'delivery.admin-only': Record<string, never>;
+  /** D23: a test notification to an endpoint the caller's profile lacks; `key` is what is missing (`api_endpoint.estado`, `url_api`) */
+  'webhook-test.endpoint-missing': { tipo: string; key: string };
   /** D14: `hasta` names no message of this chat */
   'chat.message-unknown': { id: string };
 }

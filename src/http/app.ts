@@ -1,5 +1,5 @@
 /**
- * The Koa application: the edge only. Order: request target → unread body
+ * The Koa application: the edge only. Order: client address (D24) → request target → unread body
  * drained → request id → errors → timeout → unknown-route body → version
  * redirects → health and the API documents → operator pages → the customer
  * page → JSON body → the /api/v3 routes. No ORM request context: each
@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Runtime } from '../domain/ports.js';
 import type { AppState } from './context.js';
 import { authFailLimit } from '../auth/failLimit.js';
+import { clientAddress } from '../auth/clientAddress.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { jsonBody } from './middleware/body.js';
 import { drainUnreadBody } from './middleware/drain.js';
@@ -35,6 +36,12 @@ export function createApp(rt: Runtime): Koa<AppState> {
   app.silent = true;
   app.context.authFailures = authFailLimit(rt);
 
+  // D24: ctx.ip is the client's address per TRUST_PROXY_HOPS, a valid IP, never the left-most X-Forwarded-For.
+  const trust = { trustProxy: rt.config.trustProxy, trustProxyHops: rt.config.trustProxyHops };
+  app.use((ctx, next) => {
+    ctx.request.ip = clientAddress(ctx.req.headers['x-forwarded-for'], ctx.req.socket.remoteAddress, trust);
+    return next();
+  });
   app.use(requestTarget);
   app.use(requestDuration);
   app.use(drainUnreadBody(rt.config.bodyLimit));

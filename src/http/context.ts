@@ -21,6 +21,8 @@ export interface AppState {
   input?: unknown;
   /** the error envelope of the operation being served (set from its declaration, mount.ts); controller when unset */
   envelope?: Envelope;
+  /** the request's Idempotency-Key (D24), null when it has none (mount.ts) */
+  idempotencyKey?: string | null;
   /** the operation's own wording of some domain codes (its declaration's `wording`) */
   wording?: OperationWording;
 }

@@ -11,10 +11,12 @@
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import type { Runtime } from '../domain/ports.js';
-import { HttpError, controllerError } from '../envelopes.js';
+import { HttpError, MESSAGES, controllerError, envelopeBody, systemBody } from '../envelopes.js';
 import { Answer, endpointOf, type Auth, type Caller, type OperationDecl } from '../api/operation.js';
 import { adminLoginPage } from '../api/operators/pages.js';
 import { validateInput } from '../api/validation.js';
+import { errorAnswer } from '../api/errorTable.js';
+import { REPLAYED_HEADER, beginIdempotent, idempotencyKeyOf, isIdempotent } from '../api/idempotency.js';
 import { apiKeyAuth, basicAuth, basicOrJwtAuth, operatorAuth } from './auth/index.js';
 import type { AppContext, AppState } from './context.js';
 import { formBody } from './middleware/body.js';
@@ -80,6 +82,47 @@ function validation(op: OperationDecl): Middleware<AppState> {
   };
 }
 
+/** The `Idempotency-Key` header read (a malformed one is the route's 400), before the body is validated. */
+function idempotencyHeader(op: OperationDecl): Middleware<AppState> {
+  const envelope = op.envelope === 'html' ? 'controller' : op.envelope;
+  return async (ctx, next) => {
+    ctx.state.idempotencyKey = idempotencyKeyOf(ctx.req.headers['idempotency-key'], envelope);
+    await next();
+  };
+}
+
+/**
+ * `Idempotency-Key` (D24, src/api/idempotency.ts) around the handler of a
+ * generator's or central's POST/PUT, after its authentication and validation:
+ * the first request with a key acts and its answer (or its known error's) is
+ * stored; a retry gets that answer again, marked `Idempotent-Replayed`.
+ */
+function idempotency(rt: Runtime, op: OperationDecl): Middleware<AppState> {
+  const envelope = op.envelope === 'html' ? 'controller' : op.envelope;
+  return async (ctx, next) => {
+    const key = ctx.state.idempotencyKey;
+    if (!key) return next();
+    const begun = await beginIdempotent(rt, op, callerOf(ctx), key, { body: inputOf(ctx, op), params: ctx.params });
+    if (begun.kind === 'replay') {
+      const { status, body, headers } = begun.answer;
+      ctx.status = status;
+      ctx.set({ ...headers, [REPLAYED_HEADER]: 'true' });
+      ctx.body = body;
+      return;
+    }
+    const { claim } = begun;
+    try {
+      await claim.run(next);
+    } catch (err) {
+      const known = errorAnswer(err, envelope, op.wording);
+      const failed = { status: 500, body: op.failure ? envelopeBody(envelope, op.failure) : systemBody(MESSAGES.internal), headers: {} };
+      await claim.settle(known ? { status: known.status, body: known.body, headers: known.headers } : failed);
+      throw err;
+    }
+    await claim.settle({ status: ctx.status, body: ctx.body, headers: {} });
+  };
+}
+
 /** Runs an authentication middleware, answering its 401s in the controller envelope with the same message (spec 4.4). */
 function unauthorizedAsController(auth: Middleware<AppState>): Middleware<AppState> {
   return async (ctx, next) => {
@@ -104,6 +147,11 @@ function authentication(rt: Runtime, auth: Auth, path: string, gated = true): Mi
       return basicAuth(em, gated ? endpoint : null, rt.authCache);
     case 'apiKey':
       return gated ? apiKeyAuth(em, endpoint, rt.authCache) : apiKeyAuth(em, null, rt.authCache);
+    case 'basicOrApiKey': {
+      const byKey = apiKeyAuth(em, gated ? endpoint : null, rt.authCache);
+      const byBasic = basicAuth(em, gated ? endpoint : null, rt.authCache);
+      return (ctx, next) => (ctx.get('x-apikey') ? byKey(ctx, next) : byBasic(ctx, next));
+    }
     case 'apiKeyOrTechnician':
       return technicianAuth(em, endpoint, false, rt.authCache);
     case 'technician':
@@ -142,7 +190,9 @@ export function routerOf(rt: Runtime, routes: readonly Route[]): Router<AppState
     if (r.op.failure) chain.push(failureMessage(rt.log, r.op.failure));
     const auth = authentication(rt, r.op.auth, r.op.path, r.op.endpointGated ?? true);
     if (auth) chain.push(auth);
+    if (isIdempotent(r.op)) chain.push(idempotencyHeader(r.op));
     if (r.op.input && r.validate) chain.push(validation(r.op));
+    if (isIdempotent(r.op)) chain.push(idempotency(rt, r.op));
     chain.push(async (ctx) => {
       const out = await r.handle(ctx, r.op.input && r.validate ? ctx.state.input : undefined);
       if (out instanceof Answer) {

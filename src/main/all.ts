@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { ensureDatabase, migrate } from '../db/database.js';
 import { logger } from '../logger.js';
 import { loadDemoIfEmpty } from '../provisioning/demo.js';
-import { warnUnsafeDefaults } from './banner.js';
+import { printLinks, warnUnsafeDefaults } from './banner.js';
 import { QUEUE_NAMES, type QueueName } from '../queues/registry.js';
 import { configOrExit, createRuntime } from './runtime.js';
 import { supervise } from './supervisor.js';
@@ -35,6 +35,7 @@ try {
 } finally {
   await rt.close();
 }
+printLinks(cfg, { demo: cfg.nodeEnv !== 'production' });
 
 /** Work that keeps the 30-second promise: the selection at the deadline and the acceptance notification. */
 const TIME_CRITICAL_QUEUES: readonly QueueName[] = ['offer-evaluation', 'webhook-dispatch'];

@@ -6,6 +6,7 @@
  * Production requires the secrets and loads no demo, so it never shows there.
  */
 import { publicSecretsInUse, type Config } from '../../config/index.js';
+import { publicOrigin } from '../domain/tracking/messages.js';
 import { supervised } from './shutdown.js';
 
 export interface BannerOptions {
@@ -53,4 +54,27 @@ export function warnUnsafeDefaults(cfg: Config, opts: BannerOptions): void {
   if (supervised) return;
   const text = unsafeDefaultsBanner(cfg, opts);
   if (text) process.stderr.write(text);
+}
+
+/**
+ * What to open once `npm start` is up (issue 31): the operator console, the
+ * customer page, the API docs (their description starts with the getting
+ * started) and the queues, at PUBLIC_ORIGIN when set, else on this machine.
+ */
+export function linksBanner(cfg: Config, opts: BannerOptions): string {
+  const origin = publicOrigin(cfg);
+  const rows: Array<[string, string, string]> = [
+    ['Operator console', `${origin}/admin/console`, opts.demo ? 'demo login: ops / change-me-now' : ''],
+    ['Customer page', `${origin}/seguimiento`, 'the expediente and the phone of a service, then the SMS code'],
+    ['API docs', `${origin}/api/v3/docs`, 'getting started at the top; /api/v3/openapi.json'],
+    ['Queues', `${origin}/admin/queues`, 'Bull Board, for operators'],
+  ];
+  const width = Math.max(...rows.map(([, url]) => url.length));
+  return `${[`Service Offer Brokering API on ${origin}`, ...rows.map(([what, url, note]) => `  ${what.padEnd(17)} ${url.padEnd(width)}${note ? `  ${note}` : ''}`)].join('\n')}\n`;
+}
+
+/** Prints the links on stdout, once (a supervised child stays quiet). */
+export function printLinks(cfg: Config, opts: BannerOptions): void {
+  if (supervised) return;
+  process.stdout.write(linksBanner(cfg, opts));
 }

@@ -15,6 +15,7 @@ import { RedisEventPublisher } from '../realtime/bus.js';
 import { createGeocoder } from '../geocoding/index.js';
 import type { Runtime } from '../domain/ports.js';
 import { CommitSteps } from '../domain/offers/lifecycle/announce.js';
+import { IdempotencyActs } from '../api/idempotency.js';
 import { CredentialCache, subscribeAuthInvalidation } from '../auth/cache.js';
 
 export type { Runtime };
@@ -65,6 +66,8 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   };
   // Steps declared on a transaction (a transition's announcement) run after its commit.
   orm.em.getEventManager().registerSubscriber(new CommitSteps(rt));
+  // A request acting under an Idempotency-Key marks its claim in the act's own transaction (D24).
+  orm.em.getEventManager().registerSubscriber(new IdempotencyActs());
   return rt;
 }
 

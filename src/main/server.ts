@@ -9,6 +9,7 @@ import { createApp } from '../http/app.js';
 import { clientErrorHandler } from '../http/clientErrors.js';
 import { attachRealtime, type RealtimeOptions, type RealtimeServer } from '../realtime/server.js';
 import type { Runtime } from './runtime.js';
+import { proxyHopsWarning } from '../../config/index.js';
 
 export interface HttpServer {
   server: Server;
@@ -24,6 +25,8 @@ export interface HttpServerOptions {
 }
 
 export async function startHttpServer(rt: Runtime, port = rt.config.port, opts: HttpServerOptions = {}): Promise<HttpServer> {
+  const hops = proxyHopsWarning(rt.config);
+  if (hops) rt.log.warn(hops);
   const app = createApp(rt);
   const server = createServer(app.callback());
   // Our own timeout middleware answers 408 first; these are the socket-level backstops.

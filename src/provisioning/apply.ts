@@ -96,7 +96,9 @@ export async function applyDocument(em: EntityManager, doc: ProvisionDocument): 
       urlApi: u.urlApi ?? null,
       apiEndpoint: u.apiEndpoint ?? {},
       webhookSecret: u.webhookSecret ?? null,
+      helpLine: u.helpLine ?? null,
       requiresPaymentConfirmation: u.requiresPaymentConfirmation ?? false,
+      offersPerMinute: u.offersPerMinute ?? null,
     };
     const row = users.get(u.username);
     if (row) counted('apiUsers', assignChanged(row, want));

@@ -41,7 +41,10 @@ export interface ApiUserDoc {
   urlApi?: string;
   apiEndpoint?: Record<string, string>;
   webhookSecret?: string;
+  helpLine?: string;
   requiresPaymentConfirmation?: boolean;
+  /** D24: offers per minute (POST /oferta, /asignacion-directa); absent: QUOTA_OFFERS_PER_MIN */
+  offersPerMinute?: number;
 }
 
 export interface CentralDoc {

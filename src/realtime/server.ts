@@ -12,6 +12,7 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { authFailLimit } from '../auth/failLimit.js';
+import { clientAddress, type ProxyTrust } from '../auth/clientAddress.js';
 import { HttpError, MESSAGES, newErrorId, systemBody } from '../envelopes.js';
 import { routeNotFoundBody } from '../api/errors.js';
 import type { Runtime } from '../domain/ports.js';
@@ -63,11 +64,9 @@ function refuse(socket: Duplex, status: number, body: unknown, headers: Record<s
   );
 }
 
-/** The client IP as Koa's `ctx.ip` gives it: the first X-Forwarded-For entry behind a trusted proxy, else the socket's. */
-function clientIp(req: IncomingMessage, trustProxy: boolean): string {
-  const forwarded = trustProxy ? req.headers['x-forwarded-for'] : undefined;
-  const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-  return first || req.socket.remoteAddress || '';
+/** The client's address as HTTP's `ctx.ip` has it (D24: TRUST_PROXY_HOPS from the right, a valid IP). */
+function clientIp(req: IncomingMessage, trust: ProxyTrust): string {
+  return clientAddress(req.headers['x-forwarded-for'], req.socket.remoteAddress, trust);
 }
 
 /** Resolves when `p` settles or after `ms`, whichever comes first. */
@@ -150,7 +149,7 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
     if (!url) return refuse(socket, 400, systemBody(MESSAGES.badTarget));
     if (!SOCKET_PATHS.has(url.pathname)) return refuse(socket, 404, routeNotFoundBody(req.method ?? 'GET', url.pathname));
     if (closing) return refuse(socket, 503, systemBody(PROTOCOL_MESSAGES.closing));
-    authenticateUpgrade(rt.orm.em.fork(), req, url, cfg.jwtSecret, authFailures.forClient(clientIp(req, cfg.trustProxy)))
+    authenticateUpgrade(rt.orm.em.fork(), req, url, cfg.jwtSecret, authFailures.forClient(clientIp(req, cfg)))
       .then((identity) => accept(req, socket, head, identity, url.pathname))
       .catch((err: unknown) => {
         if (err instanceof HttpError) return refuse(socket, err.status, err.body, err.headers);

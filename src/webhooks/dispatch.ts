@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiEndpointMap, ApiUser } from '../db/entities/index.js';
 import type { Config } from '../../config/index.js';
 import {
+  closeResendAttempt,
   deliveryState,
   failSendingAfter,
   recordAttemptRows,
@@ -106,6 +107,23 @@ export async function attemptDelivery(
   const { outcome, verdict, error } = await sendDelivery(d, cfg, judge);
   const [row] = await record(em, [{ id: d.id, outcome, verdict, error }], actor);
   return { outcome, verdict, error, recorded: Boolean(row), next: row?.next ?? null };
+}
+
+/**
+ * A resend by hand (D18) of a delivery read with `resendableDelivery`: sent
+ * once, its answer recorded on its own attempt (`attemptId`, opened with
+ * `openResendAttempt`), never on the delivery's row.
+ */
+export async function resendOnce(em: EntityManager, d: ClaimedDelivery, attemptId: string, cfg: SendConfig): Promise<SentDelivery> {
+  const sent = await sendDelivery(d, cfg, (o) => (o.ok ? 'ok' : 'failed'));
+  await closeResendAttempt(em, attemptId, {
+    request_headers: sent.outcome.sentHeaders,
+    status_code: sent.outcome.statusCode,
+    latency_ms: sent.outcome.latencyMs,
+    reply_body: stored(sent.outcome.replyBody),
+    error: stored(sent.error),
+  });
+  return sent;
 }
 
 /**

@@ -121,7 +121,7 @@ describe('failed authentications are limited (D19)', function () {
     expect((await as(tenant, password)).statusCode).to.equal(200);
   });
 
-  it('API key: the limit per client IP answers 429 in the key envelope; another IP still gets 401', async () => {
+  it('API key: over the limit per client IP a wrong key answers 429 in the key envelope, the right key still passes (D24); another IP still gets 401', async () => {
     running = [await startApp({ env: limits({ AUTH_FAIL_LIMIT_IP: '3', TRUST_PROXY: 'true', AUTH_FAIL_WINDOW_S: '300' }) })];
     const [app] = running;
     const apiKey = `key-${randomBytes(8).toString('hex')}`;
@@ -134,12 +134,15 @@ describe('failed authentications are limited (D19)', function () {
       expectKeyEnvelope(res.body, AUTH_MESSAGES.keyInvalid);
       expect(rateHeaders(res)).to.deep.equal({ limit: '3', remaining: String(3 - i) });
     }
-    const res = await put('203.0.113.9', apiKey);
+    const res = await put('203.0.113.9', 'guess-4');
     expect(res.statusCode).to.equal(429);
     expectKeyEnvelope(res.body, AUTH_FAIL_MESSAGE);
     expect(rateHeaders(res)).to.deep.equal({ limit: '3', remaining: '0' });
     expectRetryHeaders(res.headers, 300);
-    expect((await put('203.0.113.10', 'guess-4')).statusCode).to.equal(401);
+    // The right key is past authentication: the route's own answer to the empty body.
+    const right = await put('203.0.113.9', apiKey);
+    expect(right.statusCode).to.equal(400);
+    expect((await put('203.0.113.10', 'guess-5')).statusCode).to.equal(401);
   });
 
   it('socket upgrade: Basic failures count with the HTTP ones and the upgrade is answered 429 with the headers', async () => {

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import { UNAVAILABLE_MESSAGE } from '../../src/outage.js';
 import type { Response } from 'got';
 import { randomBytes } from 'node:crypto';
 import { ADMIN_LOGIN_MESSAGES } from '../../src/http/routes/adminLogin.js';
+import { LOGIN_MESSAGES } from '../../src/api/operators/login.js';
 import { expectIsoTimestamp } from '../helpers/envelopes.js';
 import { makeOperator } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
@@ -81,15 +81,17 @@ describe('login rate limit (spec 8)', () => {
     expect(rateHeaders(other).remaining).to.equal('4');
   });
 
-  it('fails closed when Redis cannot be reached: 503 with Retry-After within a few seconds, rather than waiting (D21)', async () => {
+  it('fails closed when Redis cannot be reached (D21): 503 in the login envelope with Retry-After, within a few seconds', async () => {
     running = [await startApp({ env: { REDIS_URL: `redis://127.0.0.1:${await freePort()}` } })];
     const res = await running[0].client.post('api/v3/users/login', {
       json: { username: 'nobody', password: 'x' },
       timeout: { request: 5000 },
     });
     expect(res.statusCode).to.equal(503);
+    expect(res.body).to.deep.equal({ status: false, msg: LOGIN_MESSAGES.unavailable });
     expect(Number(res.headers['retry-after'])).to.be.greaterThan(0);
-    const body = res.body as unknown as Record<string, unknown>;
-    expect(body.msg ?? body.message).to.equal(UNAVAILABLE_MESSAGE);
+    const form = await running[0].client.post('admin/login', { form: { username: 'nobody', password: 'x' }, responseType: 'text', timeout: { request: 5000 } });
+    expect(form.statusCode).to.equal(503);
+    expect(form.body).to.include(ADMIN_LOGIN_MESSAGES.unavailable);
   });
 });

@@ -48,7 +48,7 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
       const [r] = await em().execute<Array<{ body: string; state: string }>>(`select body, state from sms_message where to_phone = ? order by created_at desc limit 1`, [phone]);
       return r?.state === 'sent' ? r : undefined;
     });
-    return /([0-9]{6})$/.exec(row.body)![1];
+    return /código de seguimiento es ([0-9]{6})/.exec(row.body)![1];
   };
   /** A directly assigned service with the customer's phone, to the provider's technician. */
   const assignedService = async (phone: string) => {
@@ -92,7 +92,7 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
       await page.getByLabel('Código de 6 dígitos').fill(await smsCode('+573007654321'));
       await page.getByRole('button', { name: 'Ver mi servicio' }).click();
       await page.locator('p.state', { hasText: 'Servicio asignado' }).waitFor();
-      await page.getByText('Carlos Pérez').waitFor();
+      await page.locator('dd', { hasText: 'Carlos' }).first().waitFor(); // the first name only (issue 31)
       const cookies = await context.cookies();
       expect(cookies.find((c) => c.name === 'seguimiento')).to.include({ httpOnly: true, sameSite: 'Strict' });
       expect(await page.evaluate<string>('document.cookie')).to.not.include('seguimiento');
@@ -106,7 +106,7 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
       expect(moved.statusCode).to.equal(200);
       await page.locator('p.state', { hasText: 'El técnico va en camino' }).waitFor();
       await app.client.put('api/v3/posicion-tecnico', { headers: { 'x-apikey': prov.apiKey }, json: { dniTecnico: prov.technician.dni, latitud: 4.6712, longitud: -74.0601 } });
-      await page.getByText('4.67120, -74.06010').waitFor();
+      await page.locator('#marca-tecnico[data-lat="4.6712"]').waitFor();
       expect(await page.locator('svg[role=img]').count()).to.equal(1);
       await page.getByText('Llegada estimada').waitFor();
       await shot(page, '4-en-camino');
@@ -118,7 +118,7 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
         headers: { 'x-apikey': prov.apiKey, 'x-dni-tecnico': prov.technician.dni },
       });
       expect(fromTech.statusCode).to.equal(200);
-      await page.getByText('Voy en camino, llego en 10 minutos').waitFor();
+      await page.locator('#mensajes li.tecnico', { hasText: 'Voy en camino, llego en 10 minutos' }).waitFor();
       await page.getByLabel('Escriba al técnico').fill('Gracias, estoy junto al carro gris');
       await page.getByRole('button', { name: 'Enviar mensaje' }).click();
       await page.locator('#mensajes li.cliente', { hasText: 'Gracias, estoy junto al carro gris' }).waitFor();

@@ -44,7 +44,7 @@ describe('customer tracking (issue 9: D13, D14, D16)', () => {
       const [r] = await em().execute<Array<{ body: string; state: string }>>(`select body, state from sms_message where to_phone = ? order by created_at desc limit 1`, [to]);
       return r?.state === 'sent' ? r : undefined;
     });
-    return /([0-9]{6})$/.exec(row.body)![1];
+    return /código de seguimiento es ([0-9]{6})/.exec(row.body)![1];
   };
   const resetPhone = () => em().execute(`delete from tracking_request; delete from sms_message; delete from tracking_code`);
 
@@ -144,7 +144,9 @@ describe('customer tracking (issue 9: D13, D14, D16)', () => {
       for (const r of [wrong, unknown, right]) expect([r.statusCode, bodyOf(r)]).to.deep.equal([200, bodyOf(right)]);
       const code = await smsCode();
       const [sms] = await em().execute<Array<{ body: string; provider: string }>>(`select body, provider from sms_message`);
-      expect(sms).to.deep.equal({ body: `Tu código de seguimiento es ${code}`, provider: 'outbox' });
+      // D16's text: the insurer's name, the code, its validity and the link that opens the page with the expediente
+      const link = `http://127.0.0.1:${app.rt.config.port}/seguimiento?expediente=${offer.codigoServicio}`;
+      expect(sms).to.deep.equal({ body: `Aseguradora Andina S.A.: su código de seguimiento es ${code} (válido 10 minutos). ${link}`, provider: 'outbox' });
       const [stored] = await em().execute<Array<{ code_hash: string }>>(`select code_hash from tracking_code where offer_uuid = ?`, [offer.uuid]);
       expect(stored.code_hash).to.not.include(code);
 
@@ -153,7 +155,7 @@ describe('customer tracking (issue 9: D13, D14, D16)', () => {
       const data = bodyOf(tracked).data as { token: string; expiresAt: string; service: Record<string, unknown> };
       expect(new Date(data.expiresAt).getTime()).to.be.greaterThan(Date.now() + 6 * 86_400_000);
       expect(data.service).to.include({ estado: 'ASIGNADA', codigoServicio: offer.codigoServicio });
-      expect(data.service.tecnico).to.deep.equal({ nombre: prov.technician.names, telefono: prov.technician.phone ?? null });
+      expect(data.service.tecnico).to.deep.equal({ nombre: prov.technician.names, telefono: prov.technician.phone ?? null, identificador: prov.technician.identifier ?? null });
       expect(data.service.central).to.deep.equal({ nombre: prov.central.name });
 
       const again = await call('tracking/track', { expediente: offer.uuid, code });
@@ -162,7 +164,8 @@ describe('customer tracking (issue 9: D13, D14, D16)', () => {
       const pub = await call('tracking/track/public', { token: data.token });
       expect(pub.statusCode).to.equal(200);
       const service = (bodyOf(pub).data as { service: Record<string, unknown> }).service;
-      expect(service.tecnico).to.deep.equal({ nombre: prov.technician.names.split(' ')[0] });
+      expect(service.tecnico).to.deep.equal({ nombre: prov.technician.names.split(' ')[0], identificador: prov.technician.identifier ?? null });
+      expect(service, 'the public form has no plate').to.not.have.property('placa');
       expect(service.origen).to.deep.equal({ ciudad: 'Bogotá', departamento: 'Cundinamarca' });
       expect(JSON.stringify(service)).to.not.include('telefono');
     });

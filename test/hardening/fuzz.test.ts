@@ -124,6 +124,8 @@ const TARGETS: Target[] = [
   { method: 'GET', path: '/api/v3/types', auth: 'basic', base: () => ({}) },
   { method: 'POST', path: '/api/v3/users/login', auth: 'none', base: () => ({ username: 'ops', password: 'secret-password' }) },
   { method: 'GET', path: '/api/v3/admin/offers/x/recipients', auth: 'none', base: () => ({}) },
+  { method: 'POST', path: '/api/v3/webhooks/test', auth: 'basic', base: () => ({ tipo: 'respuesta' }) },
+  { method: 'POST', path: '/api/v3/webhooks/test', auth: 'key', base: () => ({ tipo: 'novedad' }) },
 ];
 
 describe('hardening: fuzz of the edge (issue 8)', function () {
@@ -154,8 +156,8 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
   const unexpectedLogs = () => app.logs.filter((l) => Number(l.level) >= 50).map((l) => `${String(l.msg)} ${JSON.stringify(l.err ?? '').slice(0, 300)}`);
   const health = async () => (await got(`${app.url}/health`, { throwHttpErrors: false, retry: { limit: 0 } })).statusCode;
 
-  async function send(t: Target, body: string, authKind: 'valid' | 'none' | 'wrong'): Promise<number> {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
+  async function send(t: Target, body: string, authKind: 'valid' | 'none' | 'wrong', extra: Record<string, string> = {}): Promise<number> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...extra };
     if (authKind !== 'none' && t.auth === 'basic') headers.authorization = authKind === 'valid' ? gen.auth : basic('nadie', 'nada');
     if (authKind !== 'none' && t.auth === 'key') headers['x-apikey'] = authKind === 'valid' ? central.key : 'k'.repeat(40);
     const res = await got(`${app.url}${t.path}`, {
@@ -168,7 +170,7 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
       followRedirect: false,
       timeout: { request: 30000 },
     });
-    if (res.statusCode >= 500) failures.push(`${t.method} ${t.path} [${authKind}] ${res.statusCode} ${res.body.slice(0, 300)} <- ${body.slice(0, 300)}`);
+    if (res.statusCode >= 500) failures.push(`${t.method} ${t.path} [${authKind}] ${JSON.stringify(extra).slice(0, 300)} ${res.statusCode} ${res.body.slice(0, 300)} <- ${body.slice(0, 300)}`);
     return res.statusCode;
   }
 
@@ -197,6 +199,29 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
           const status = await send(t, body, authKind);
           return status < 500;
         },
+      ),
+      { numRuns: 300, seed: SEED, endOnFailure: false },
+    );
+    expect(failures).to.deep.equal([]);
+    expect(unexpectedLogs()).to.deep.equal([]);
+    expect(await health()).to.equal(200);
+  });
+
+  it('Idempotency-Key (D24): junk values and reused keys on every POST and PUT, with near-valid bodies: never a 5xx', async () => {
+    // What an HTTP client can put in a header value: tab, visible ASCII, space and obs-text (0x80–0xFF).
+    const headerChar = fc.constantFrom('\t', ' ', '~', '!', 'a', 'Z', '0', '"', '\\', ',', ';', '=', '\u0080', '\u00e9', '\u00ff', '\u00a0');
+    const junkKey = fc.oneof(
+      fc.string({ unit: headerChar, minLength: 1, maxLength: 300 }),
+      fc.constantFrom('', ' ', '\t', 'k'.repeat(255), 'k'.repeat(256), 'k'.repeat(8000), '\u00ff'.repeat(10), 'a, b', 'null', '0'),
+      fc.uuid(),
+    );
+    // a few keys reused across requests: replays, other bodies, other operations
+    const reused = fc.constantFrom('fuzz-key-1', 'fuzz-key-2', 'fuzz-key-3');
+    const writes = TARGETS.filter((t) => t.method !== 'GET' && t.auth !== 'none');
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...writes).chain((t) => fc.tuple(fc.constant(t), bodyText(t.base()), fc.oneof(junkKey, reused), fc.constantFrom('valid', 'valid', 'wrong') as fc.Arbitrary<'valid' | 'wrong'>)),
+        async ([t, body, key, authKind]) => (await send(t, body, authKind, { 'idempotency-key': key })) < 500,
       ),
       { numRuns: 300, seed: SEED, endOnFailure: false },
     );
@@ -288,6 +313,14 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
         `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${'a.'.repeat(3000)}\r\n\r\n`,
       ),
       fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+      // Idempotency-Key (D24) with any bytes, control characters included
+      fc.uint8Array({ minLength: 0, maxLength: 400 }).map((key) =>
+        Buffer.concat([
+          Buffer.from('POST /api/v3/asignacion HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Basic YTpi\r\nIdempotency-Key: '),
+          Buffer.from(key),
+          Buffer.from('\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}'),
+        ]),
+      ),
     );
 
     it('never a 5xx, never a crash, /health 200 throughout', async () => {

@@ -121,7 +121,7 @@ describe('PUT /servicios/{codigoServicio}/tecnico: changing the technician (D20)
       const update = await customer.next('offer.state');
       expect(update.data).to.deep.include({ uuid: offer.uuid, estado: state, anterior: state });
       const shown = await followUp(fork(), await load(offer.uuid), { public: false, averageSpeedKmh: 30 });
-      expect(shown.tecnico).to.deep.equal({ nombre: fresh.names, telefono: fresh.phone });
+      expect(shown.tecnico).to.deep.equal({ nombre: fresh.names, telefono: fresh.phone, identificador: fresh.identifier ?? null });
       expect(shown.timeline, 'no step of its own in the customer’s timeline').to.deep.equal(before.timeline);
     });
   }

@@ -1,8 +1,8 @@
 /**
  * Issue 12.1: POST /oferta on its common path, once the generator's
  * credentials are cached: one statement to PostgreSQL (the offer and its
- * audit row) and, to Redis, the failed-authentication limit's read and the
- * two jobs (distribution now, evaluation at the deadline). Concurrent
+ * audit row) and, to Redis, the failed-authentication limit's read, the
+ * generator's offer quota (D24: one atomic increment) and the two jobs (distribution now, evaluation at the deadline). Concurrent
  * requests write together: while earlier writes are in flight, the offers
  * that arrive go as one INSERT and their jobs as one pipeline per queue.
  * Counted at the drivers; not a timing.
@@ -50,7 +50,7 @@ describe('POST /oferta: round trips on the common path (issue 12.1)', () => {
     await app.close();
   });
 
-  it('one statement to PostgreSQL and three Redis commands (one read, two jobs) once the credentials are cached', async () => {
+  it('one statement to PostgreSQL and four Redis commands (one read, the quota, two jobs) once the credentials are cached', async () => {
     const generator = await makeGenerator(app.rt.orm.em.fork());
     const post = () => app.client.post('api/v3/oferta', { headers: generator.headers, json: offerBody() });
     expect((await post()).statusCode).to.equal(200); // warms the credential cache
@@ -63,8 +63,8 @@ describe('POST /oferta: round trips on the common path (issue 12.1)', () => {
     });
     expect(status).to.equal(200);
     expect(statements, statements.join('\n---\n')).to.have.length(1);
-    // the failed-authentication limit's counts and trust marker in one MGET; the two jobs
-    expect(redis, redis.join(', ')).to.deep.equal(['mget', 'evalsha', 'evalsha']);
+    // the failed-authentication limit's counts and trust marker in one MGET; the offer quota (D24, RET-6); the two jobs
+    expect(redis, redis.join(', ')).to.deep.equal(['mget', 'evalsha', 'evalsha', 'evalsha']);
   });
 
   it('twenty offers at once: at most five INSERTs (four alone while none is in flight, then the rest together), every offer with its audit row and both jobs', async () => {

@@ -1,7 +1,7 @@
 /** The start banner about public defaults (issue 8, item 12); the spawned processes' output is in roles and shutdown tests. */
 import { expect } from 'chai';
 import { loadConfig } from '../../config/index.js';
-import { unsafeDefaultsBanner } from '../../src/main/banner.js';
+import { linksBanner, unsafeDefaultsBanner } from '../../src/main/banner.js';
 
 const SECRETS = { JWT_SECRET: 'a-production-secret-of-32-characters-or-more', INTEGRITY_SECRET: 'another-production-secret-of-32-characters' };
 
@@ -30,5 +30,12 @@ describe('start banner about public defaults', () => {
   it('says nothing with both secrets set and no demo, nor in production', () => {
     expect(unsafeDefaultsBanner(loadConfig(SECRETS), { demo: false })).to.equal(null);
     expect(unsafeDefaultsBanner(loadConfig({ ...SECRETS, NODE_ENV: 'production' }), { demo: true })).to.equal(null);
+  });
+
+  it('prints the links to open: the console, the customer page, the API docs and the queues (issue 31)', () => {
+    const text = linksBanner(loadConfig({ PORT: '3000' }), { demo: true });
+    expect(text).to.include('http://127.0.0.1:3000/admin/console').and.include('ops / change-me-now');
+    expect(text).to.include('http://127.0.0.1:3000/seguimiento').and.include('http://127.0.0.1:3000/api/v3/docs').and.include('http://127.0.0.1:3000/admin/queues');
+    expect(linksBanner(loadConfig({ PORT: '8080', NODE_ENV: 'production', ...SECRETS }), { demo: false })).to.include(':8080/admin/console').and.not.include('change-me-now');
   });
 });

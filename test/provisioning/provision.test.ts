@@ -98,6 +98,15 @@ describe('provisioning', () => {
     expect(await argon2.verify(ops.passwordHash, 'change-me-now')).to.equal(true);
   });
 
+  it('writes a generator’s help line for its customers (issue 31, CUS-3), and refuses one that is no phone', async () => {
+    summaryOf(await provision(em(), demoDocument()));
+    expect((await em().findOneOrFail(ApiUser, { username: 'aseguradora-demo' })).helpLine).to.equal('+57 601 555 0199');
+    expect((await em().findOneOrFail(ApiUser, { username: 'gruas-andinas' })).helpLine).to.equal(null);
+    const bad = demoDocument();
+    bad.apiUsers![0].helpLine = 'llámenos';
+    expect(problemsOf(await provision(em(), bad)).join('\n')).to.include('/apiUsers/0/helpLine');
+  });
+
   it('loads the demo document: the department capitals resolve through the gazetteer geocoder', async () => {
     const summary = summaryOf(await provision(em(), demoDocument()));
     expect(summary.gazetteer).to.deep.equal({ created: 34, updated: 0, unchanged: 0 });

@@ -15,6 +15,7 @@ import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { pruneDeliveries } from '../../src/domain/deliveries/log.js';
 import { pruneTracking } from '../../src/domain/tracking/codes.js';
 import { pruneTechnicianTokens } from '../../src/auth/technicianToken.js';
+import { pruneIdempotencyKeys } from '../../src/db/stores/idempotency.js';
 import type { Runtime } from '../../src/domain/ports.js';
 import type { JobRegistry } from '../../src/queues/registry.js';
 import type { Handler } from './index.js';
@@ -56,6 +57,8 @@ export const prune: Handler<Payloads['prune']> = async (rt) => {
   if (tracking.requests || tracking.codes) rt.log.info({ pruned: tracking }, 'tracking requests and codes pruned');
   const tokens = await pruneTechnicianTokens(rt.orm.em.fork());
   if (tokens) rt.log.info({ pruned: tokens }, 'expired technician tokens pruned');
+  const keys = await pruneIdempotencyKeys(rt.orm.em.fork());
+  if (keys) rt.log.info({ pruned: keys }, 'idempotency keys past 24 hours pruned');
 };
 
 export const sweep: Handler<Payloads['sweep']> = async (rt) => {

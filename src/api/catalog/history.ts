@@ -3,7 +3,8 @@ import { MAX_PAGE, MAX_PAGE_SIZE, queryHistory as query } from '../../domain/his
 import { historyOptions as options } from '../../domain/history/options.js';
 import { OFFER_STATES } from '../../domain/offers/lifecycle/states.js';
 import { str } from '../document/components.js';
-import { controller, msg } from '../document/responses.js';
+import { controller, msg, pageTooDeep } from '../document/responses.js';
+import { MAX_LIST_DEPTH } from '../../limits.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 import { fieldMessages } from '../validation.js';
 
@@ -80,7 +81,10 @@ export const queryHistory = operation({
       },
       examples: { ok: { status: true, data: [], msg: HISTORY_MESSAGES.ok, pagination: { page: 1, pageSize: 50, total: 0 } } },
     },
-    400: controller('Missing or unknown business line, invalid filter', { missingLine: HISTORY_MESSAGES.missingLine }),
+    400: controller(`Missing or unknown business line, invalid filter; or a page whose last record lies beyond the first ${MAX_LIST_DEPTH} (LIM-6: page × pageSize ≤ ${MAX_LIST_DEPTH}; narrow the query with desde/hasta)`, {
+      missingLine: HISTORY_MESSAGES.missingLine,
+      deep: pageTooDeep(MAX_LIST_DEPTH / 50, MAX_LIST_DEPTH),
+    }),
     500: controller('Failure', { failure: HISTORY_MESSAGES_FAILED }),
   },
   handle: async (rt, caller, input) => {

@@ -11,6 +11,7 @@
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Runtime } from '../../domain/ports.js';
 import { DomainError } from '../../domain/errors.js';
+import { limitKey } from '../../auth/clientAddress.js';
 
 export type TrackingLimiter = (ip: string) => Promise<void>;
 
@@ -27,7 +28,7 @@ export function trackingLimiter(rt: Pick<Runtime, 'config' | 'redis' | 'log'>): 
       return;
     }
     try {
-      await limiter.consume(ip);
+      await limiter.consume(limitKey(ip)); // D24: the address's bucket, hashed
     } catch (rej) {
       if (rej instanceof RateLimiterRes) throw new DomainError('tracking.too-many-attempts', { retryAfterS: Math.max(1, Math.ceil(rej.msBeforeNext / 1000)) });
       rt.log.warn({ err: rej }, 'tracking attempt limit skipped: Redis failed');

@@ -37,6 +37,8 @@ export const trackingPage = operation({
   path: '/seguimiento',
   operationId: 'trackingPage',
   summary: 'The customer page: expediente and phone, or the follow-up once signed in by SMS code (D14)',
+  description:
+    'Without a session: `?expediente=` (the SMS link, D16) opens the code form for that expediente; adding `&otro=1` opens the first form with the expediente filled. With one: the follow-up (state, arrival time, a map at a fixed scale, the technician’s first name, identifier and plate, the chat, the survey).',
   tag: 'Seguimiento',
   auth: 'none',
   envelope: 'html',

@@ -116,7 +116,11 @@ export const TrackedService = named('TrackedService', {
     tecnico: {
       type: ['object', 'null'],
       required: ['nombre'],
-      properties: { nombre: str(255), telefono: { type: ['string', 'null'], maxLength: 64 } },
+      properties: {
+        nombre: { ...str(255), description: 'the technician’s names (the public form: the first name only)' },
+        telefono: { type: ['string', 'null'], maxLength: 64, description: 'the technician’s phone (not in the public form)' },
+        identificador: { type: ['string', 'null'], maxLength: 255, description: 'the identifier the central gave the technician (e.g. GA-07)' },
+      },
     },
     central: { type: ['object', 'null'], required: ['nombre'], properties: { nombre: str(255) } },
     posicionTecnico: {
@@ -124,7 +128,24 @@ export const TrackedService = named('TrackedService', {
       required: ['latitud', 'longitud'],
       properties: { latitud: { type: 'number' }, longitud: { type: 'number' }, fecha: { type: ['string', 'null'], maxLength: 64 } },
     },
-    etaMinutos: { type: ['integer', 'null'] },
+    etaMinutos: { type: ['integer', 'null'], description: 'whole minutes from now to `llegada.hora` (0 once due)' },
+    llegada: {
+      type: ['object', 'null'],
+      required: ['hora', 'fuente'],
+      description: 'the expected arrival while ASIGNADA or EN_CAMINO (decisions CUS-2)',
+      properties: {
+        hora: { ...date, description: 'the expected arrival, a clock time' },
+        fuente: { enum: ['tecnico', 'distancia'], description: '`tecnico`: the technician’s tiempoLlegadaSitio counted from when it was given; `distancia`: from the last position, the distance left at a plausible speed' },
+      },
+    },
+    distanciaMetros: { type: ['integer', 'null'], description: 'straight-line metres from the technician’s last position to the origin, while EN_CAMINO' },
+    placa: { type: ['string', 'null'], maxLength: 255, description: 'the vehicle’s plate from POST /asignacion (not in the public form)' },
+    aseguradora: {
+      type: 'object',
+      required: ['nombre', 'lineaAyuda'],
+      description: 'the generator (the insurer) the customer deals with',
+      properties: { nombre: str(255), lineaAyuda: { type: ['string', 'null'], maxLength: 32, description: 'its help line for customers, from its profile (`helpLine`)' } },
+    },
     origen: place,
     destino: { anyOf: [{ type: 'null' }, place] },
     encuestaRespondida: { type: 'boolean' },
@@ -171,18 +192,23 @@ const EXAMPLE_SERVICE = {
     { estado: 'ASIGNADA', fecha: '2026-11-24T05:01:10.000Z' },
     { estado: 'EN_CAMINO', fecha: '2026-11-24T05:04:00.000Z' },
   ],
-  tecnico: { nombre: 'Carlos Pérez', telefono: '3001234567' },
+  tecnico: { nombre: 'Carlos Pérez', telefono: '3001234567', identificador: 'GN-07' },
   central: { nombre: 'Grúas del Norte' },
   posicionTecnico: { latitud: 4.6584, longitud: -74.0937, fecha: '2026-11-24T05:10:00.000Z' },
   etaMinutos: 12,
+  llegada: { hora: '2026-11-24T05:22:00.000Z', fuente: 'distancia' },
+  distanciaMetros: 4350,
+  placa: 'WNX482',
+  aseguradora: { nombre: 'Aseguradora Andina S.A.', lineaAyuda: '+57 601 555 0199' },
   origen: { direccion: 'Calle 100 # 15-20', puntoReferencia: 'Frente al parque', latitud: 4.6868, longitud: -74.0541, ciudad: 'Bogotá', departamento: 'Cundinamarca' },
   destino: null,
   encuestaRespondida: false,
 };
 /** The public form drops phones, the surname, addresses and reference points (followUp, D14). */
+const { placa: _placa, ...EXAMPLE_WITHOUT_PLATE } = EXAMPLE_SERVICE;
 const EXAMPLE_PUBLIC_SERVICE = {
-  ...EXAMPLE_SERVICE,
-  tecnico: { nombre: 'Carlos' },
+  ...EXAMPLE_WITHOUT_PLATE,
+  tecnico: { nombre: 'Carlos', identificador: 'GN-07' },
   origen: { ciudad: 'Bogotá', departamento: 'Cundinamarca' },
 };
 const EXAMPLE_MESSAGE = { id: 42, autor: 'cliente', texto: '¿Cuánto falta para que llegue?', clientId: 'c-1764000000000', enviadoEn: '2026-11-24T05:11:00.000Z', leidoEn: null };

@@ -1,5 +1,6 @@
 /** GET /webhooks/deliveries (D18): the calling API user's own deliveries and their attempts. */
-import { page } from '../document/responses.js';
+import { page, pageTooDeep } from '../document/responses.js';
+import { MAX_LIST_DEPTH } from '../../limits.js';
 import type { ErrorObject } from 'ajv';
 import type { JSONSchema } from 'json-schema-to-ts';
 import { receiverDeliveries } from '../../domain/deliveries/log.js';
@@ -87,7 +88,11 @@ export const listWebhookDeliveries = operation({
       schema: page('deliveries', DeliveryEntry),
       examples: { ok: { status: true, msg: DELIVERIES_MESSAGES.ok, data: { page: 1, pageSize: 50, total: 0, deliveries: [] } } },
     },
-    400: { description: 'Invalid filter', schema: ControllerError, examples: { estado: { status: false, msg: DELIVERIES_MESSAGES.estado } } },
+    400: {
+      description: `Invalid filter; or a page beyond the first ${MAX_LIST_DEPTH} deliveries (LIM-6: narrow the list with its filters)`,
+      schema: ControllerError,
+      examples: { estado: { status: false, msg: DELIVERIES_MESSAGES.estado }, deep: { status: false, msg: pageTooDeep(MAX_LIST_DEPTH / 50, MAX_LIST_DEPTH) } },
+    },
   },
   handle: async (rt, caller, input) => ({
     status: true,

@@ -17,7 +17,11 @@ import { API, type Auth, type Named, type OperationDecl, type ResponseDecl } fro
 import { OPERATIONS } from '../operations.js';
 import { ControllerError, DataAnswer, KeyError, RESPONSE_SCHEMAS, RateLimited, SystemError, ref, str } from './components.js';
 import { UNAVAILABLE_MESSAGE } from '../../outage.js';
+import { GETTING_STARTED } from './gettingStarted.js';
+import { FIELD_DESCRIPTIONS, REQUEST_EXAMPLES, describedSchema } from './requestDocs.js';
 import { SOCKET_SCHEMAS } from './socket.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_MESSAGES, REPLAYED_HEADER, isIdempotent } from '../idempotency.js';
+import type { Envelope } from '../../envelopes.js';
 import { WEBHOOKS, WEBHOOK_SCHEMAS } from './webhooks.js';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -30,7 +34,7 @@ export interface OpenApiDocument {
   tags: JsonObject[];
   paths: Record<string, Record<string, JsonObject>>;
   webhooks: Record<string, Record<string, JsonObject>>;
-  components: { schemas: Record<string, JsonObject>; securitySchemes: Record<string, JsonObject> };
+  components: { schemas: Record<string, JsonObject>; securitySchemes: Record<string, JsonObject>; parameters: Record<string, JsonObject> };
 }
 
 export const isNamed = (s: Named | JSONSchema): s is Named =>
@@ -42,6 +46,7 @@ const asJson = (v: unknown): Json => v as Json;
 const SECURITY: Record<Auth, Array<Record<string, string[]>>> = {
   basic: [{ basicAuth: [] }],
   apiKey: [{ apiKey: [] }],
+  basicOrApiKey: [{ basicAuth: [] }, { apiKey: [] }],
   basicOrJwt: [{ bearerJwt: [] }, { basicAuth: [] }],
   operator: [{ bearerJwt: [] }, { operatorCookie: [] }],
   chat: [{ trackingToken: [] }, { technicianToken: [] }, { apiKey: [], dniTecnico: [] }, { basicAuth: [] }, { bearerJwt: [] }],
@@ -164,6 +169,18 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
         alternative(403, { description: 'x-dni-tecnico names none of the central’s technicians', schema: KeyError, examples: { technicianUnknown: keyExamples([TECHNICIAN_AUTH_MESSAGES.technicianUnknown]).e1 } });
       }
       break;
+    case 'basicOrApiKey':
+      alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
+      alternative(400, { description: 'A key with a NUL or a lone surrogate (D19)', schema: KeyError, examples: keyExamples([AUTH_MESSAGES.keyUnstorable]) });
+      out[401] = {
+        description: 'Credentials missing or wrong: Basic in the system envelope (spec 5.1), the key in its own (spec 5.2)',
+        schema: { anyOf: [ref(SystemError), ref(KeyError)] },
+        examples: { ...systemExamples(AUTH_MESSAGES_EXAMPLES.basic401), ...Object.fromEntries(Object.entries(keyExamples(AUTH_MESSAGES_EXAMPLES.key401)).map(([k, v]) => [`key${k}`, v])) },
+      };
+      out[403] = { description: 'API user inactive (spec 5.1, 5.2)', schema: { anyOf: [ref(SystemError), ref(KeyError)] }, examples: systemExamples([AUTH_MESSAGES.basicInactive]) };
+      out[429] = { description: 'Too many failed authentications (D19)', schema: { anyOf: [ref(SystemError), ref(KeyError), ref(RateLimited)] } };
+      out[500] = { description: 'Internal failure of the key check (spec 5.2), or unhandled error', schema: { anyOf: [ref(KeyError), ref(SystemError)] } };
+      break;
     case 'basicOrJwt':
       alternative(400, sys('Basic credentials with a NUL or a lone surrogate (D19)', [AUTH_MESSAGES.basicUnstorable]));
       out[401] = {
@@ -197,6 +214,20 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
     case 'none':
       break;
   }
+  if (isIdempotent(op) && op.envelope !== 'html') {
+    const envelope = op.envelope;
+    alternative(400, {
+      description: 'Idempotency-Key malformed, or already used with another request (D24)',
+      schema: ENVELOPE_SCHEMA[envelope],
+      examples: { idempotencyKeyInvalid: exampleIn(envelope, IDEMPOTENCY_MESSAGES.invalid), idempotencyKeyReused: exampleIn(envelope, IDEMPOTENCY_MESSAGES.otherBody) },
+    });
+    out[409] = {
+      description: 'A request with the same Idempotency-Key is still being processed (retry after Retry-After), or it acted and its answer was lost (D24)',
+      schema: ENVELOPE_SCHEMA[envelope],
+      examples: { idempotencyInFlight: exampleIn(envelope, IDEMPOTENCY_MESSAGES.inFlight), idempotencyAnswerLost: exampleIn(envelope, IDEMPOTENCY_MESSAGES.answerLost) },
+      headers: { 'Retry-After': { description: 'seconds to wait before retrying (in flight only)', schema: { type: 'integer', minimum: 1 } } },
+    };
+  }
   if (op.integrity) {
     alternative(401, {
       description: 'D13 integrity refused: headers missing, timestamp outside 300 s, nonce already seen, or wrong signature',
@@ -206,6 +237,36 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
   }
   return out;
 }
+
+/** The error schema of each envelope (spec 7). */
+const ENVELOPE_SCHEMA: Record<Envelope, Named> = { controller: ControllerError, data: DataAnswer, key: KeyError, system: SystemError };
+
+/** An error body in `envelope`, for an example. */
+function exampleIn(envelope: Envelope, message: string): Record<string, unknown> {
+  switch (envelope) {
+    case 'controller':
+      return { status: false, msg: message };
+    case 'data':
+      return { status: false, data: message };
+    case 'key':
+      return keyExamples([message]).e1;
+    case 'system':
+      return systemExamples([message]).e1;
+  }
+}
+
+/** The reusable `Idempotency-Key` parameter (D24) every idempotent operation refers to. */
+const IDEMPOTENCY_PARAMETER: JsonObject = {
+  name: IDEMPOTENCY_HEADER,
+  in: 'header',
+  required: false,
+  description:
+    `D24: retries act once. 1–255 visible ASCII characters, chosen by the caller (a UUID per intended act). The same key with the same request ` +
+    `within 24 hours answers the first answer again (status and body, with \`${REPLAYED_HEADER}: true\`) without acting twice; with another ` +
+    `request, 400 "${IDEMPOTENCY_MESSAGES.otherBody}"; while the first is still being processed, 409 with Retry-After. Keys are per caller. ` +
+    'A 5xx or 429 answer is not kept: the next try with the key acts.',
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
+};
 
 /** Paths that serve the documents themselves (mounted before body parsing). */
 export const DOCUMENT_PATHS: ReadonlySet<string> = new Set([`${API}/openapi.json`, `${API}/asyncapi.json`, `${API}/docs`, `${API}/docs/{file}`]);
@@ -271,12 +332,17 @@ function operationObject(op: OperationDecl): JsonObject {
     if (from === 'jsonOrQuery') {
       const props = (schema.schema as { properties?: Record<string, JSONSchema> }).properties ?? {};
       for (const [name, s] of Object.entries(props)) {
-        parameters.push({ name, in: 'query', required: false, description: 'when the JSON body does not carry it', schema: asJson(s) });
+        const said = (s as { description?: string }).description ?? FIELD_DESCRIPTIONS[schema.name]?.[name];
+        parameters.push({ name, in: 'query', required: false, description: `${said ? `${said} ` : ''}(in the query string when the JSON body does not carry it)`, schema: asJson(s) });
       }
     }
     const type = from === 'form' ? 'application/x-www-form-urlencoded' : 'application/json';
-    out.requestBody = { required: from !== 'jsonOrQuery', content: { [type]: { schema: asJson(ref(schema)) } } };
+    const media: JsonObject = { schema: asJson(ref(schema)) };
+    // what Swagger UI's "Try it out" fills in (issue 31): a realistic body, never one made up from the patterns
+    if (REQUEST_EXAMPLES[schema.name]) media.example = asJson(REQUEST_EXAMPLES[schema.name]);
+    out.requestBody = { required: from !== 'jsonOrQuery', content: { [type]: media } };
   }
+  if (isIdempotent(op)) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   if (parameters.length) out.parameters = parameters;
   out.responses = Object.fromEntries(
     Object.entries(mergedResponses(op))
@@ -296,11 +362,18 @@ function collectSchemas(ops: readonly OperationDecl[]): Record<string, JsonObjec
     out.set(n.name, n.schema);
   };
   for (const n of [...RESPONSE_SCHEMAS, ...WEBHOOK_SCHEMAS, ...SOCKET_SCHEMAS, ...CUSTOMER_SCHEMAS, ...DELIVERY_SCHEMAS, ...PROVIDER_SCHEMAS]) add(n);
+  const requests = new Set<string>();
   for (const op of ops) {
-    if (op.input) add(op.input.schema);
+    if (op.input) {
+      add(op.input.schema);
+      requests.add(op.input.schema.name);
+    }
     for (const r of Object.values(op.responses)) if (r.schema && isNamed(r.schema)) add(r.schema);
   }
-  return Object.fromEntries([...out].map(([k, v]) => [k, asJson(v) as JsonObject]));
+  // request bodies: every field described (requestDocs.ts fills what the declaration leaves out)
+  return Object.fromEntries(
+    [...out].map(([k, v]) => [k, asJson(requests.has(k) ? describedSchema(v as Record<string, unknown>, FIELD_DESCRIPTIONS[k] ?? {}) : v) as JsonObject]),
+  );
 }
 
 export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenApiDocument {
@@ -318,7 +391,8 @@ export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenA
       description:
         'Offers of service, a 30-second response window, best-response selection, webhooks and service tracking. ' +
         'Every string a client sends has a maximum length (D19). Errors use the envelopes of spec section 7; ' +
-        '`x-envelope` names the one each operation uses. The WebSocket events are described at /api/v3/asyncapi.json.',
+        '`x-envelope` names the one each operation uses. The WebSocket events are described at /api/v3/asyncapi.json.\n' +
+        GETTING_STARTED,
     },
     servers: [{ url: '/' }],
     tags: [
@@ -333,7 +407,11 @@ export function buildDocument(ops: readonly OperationDecl[] = OPERATIONS): OpenA
     ],
     paths,
     webhooks: WEBHOOKS,
-    components: { schemas: collectSchemas(ops), securitySchemes: asJson(SECURITY_SCHEMES) as Record<string, JsonObject> },
+    components: {
+      schemas: collectSchemas(ops),
+      securitySchemes: asJson(SECURITY_SCHEMES) as Record<string, JsonObject>,
+      parameters: { IdempotencyKey: IDEMPOTENCY_PARAMETER },
+    },
   };
 }
 

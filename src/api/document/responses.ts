@@ -33,6 +33,9 @@ export const done = (description: string, example: string, extra: Record<string,
   examples: { ok: { status: true, msg: example, ...extraExample } },
 });
 
+/** The 503 of an operation that geocodes an address (D9): the geocoder cannot answer. */
+export const geocoderUnavailable = (message: string): ResponseDecl => controller('The geocoder cannot answer; send coordinates or try later (D9)', { geocoder: message });
+
 export const html = (description: string): ResponseDecl => ({ description, contentType: 'text/html' as const });
 
 export const redirect = (description: string): ResponseDecl => ({
@@ -42,6 +45,10 @@ export const redirect = (description: string): ResponseDecl => ({
 
 /** A schema or null. */
 export const nullable = (s: JSONSchema): JSONSchema => ({ anyOf: [s, { type: 'null' }] }) as JSONSchema;
+
+/** Issue 29.9 (LIM-6): a page beyond the rows a list may be read to (src/limits.ts MAX_LIST_DEPTH). */
+export const pageTooDeep = (maxPage: number, maxRows: number) =>
+  `LA PÁGINA NO PUEDE SER MAYOR QUE ${maxPage} (${maxRows} REGISTROS COMO MÁXIMO); ACOTE LA CONSULTA CON SUS FILTROS`;
 
 /** A page of a list in the controller envelope: `{status: true, msg, data: {page, pageSize, total, <key>: [items]}}`. */
 export const page = (key: string, items: { name: string }): JSONSchema =>

@@ -10,8 +10,10 @@ import type { ErrorObject } from 'ajv';
 import { PHONE_PATTERN, UUID_PATTERN } from '../../domain/offers/create/input.js';
 import { MAX_COORDINATE_LENGTH, NUMERIC_OR_EMPTY, rangeText, type Axis } from '../../geo/coordinates.js';
 import { OfferResponseEntry, ref, str } from '../document/components.js';
-import { controller, msg } from '../document/responses.js';
+import { controller, geocoderUnavailable, msg } from '../document/responses.js';
+import { GEOCODER_UNAVAILABLE } from '../../geocoding/geocoder.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
+import { quotaExceeded, takeOfferQuota } from './quota.js';
 
 export const OFFER_MESSAGES = {
   received: 'SE HA RECIBIDO EXITOSAMENTE LA OFERTA DEL SERVICIO',
@@ -164,6 +166,11 @@ export const createOffer = operation({
       typeMissing: OFFER_MESSAGES.typeMissing,
       alreadyOffered: OFFER_MESSAGES.alreadyOffered,
     }),
+    429: quotaExceeded,
+    503: geocoderUnavailable(GEOCODER_UNAVAILABLE),
   },
-  handle: async (rt, caller, input) => creationBody(await create(rt, apiUserOf(caller), input)),
+  handle: async (rt, caller, input) => {
+    await takeOfferQuota(rt, apiUserOf(caller));
+    return creationBody(await create(rt, apiUserOf(caller), input));
+  },
 });

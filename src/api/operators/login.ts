@@ -15,6 +15,10 @@ export const LOGIN_MESSAGES = {
   /** the spec's 429 body (7.3): its `error` and `message` */
   rateLimited: 'Demasiadas solicitudes',
   limitExceeded: (points: number) => `Límite de ${points} solicitudes excedido`,
+  /** D24: the account's failed attempts (the same 429 body) */
+  accountLimited: (points: number) => `Límite de ${points} intentos fallidos excedido para este usuario`,
+  /** D21: Redis away (logins fail closed) or every password hash busy (LIM-4) */
+  unavailable: 'SERVICIO TEMPORALMENTE NO DISPONIBLE',
 } as const;
 
 /** POST /users/login and the /admin/login form (D15). */
@@ -31,7 +35,7 @@ export const login = operation({
   method: 'post',
   path: `${API}/users/login`,
   operationId: 'login',
-  summary: 'Operators’ login: a JWT (D15); limited per IP (spec 8)',
+  summary: 'Operators’ login: a JWT (D15); limited per IP (spec 8) and per account (D24)',
   tag: 'Operadores',
   auth: 'none',
   envelope: 'controller',
@@ -61,9 +65,14 @@ export const login = operation({
     400: controller('Username or password missing', { missing: LOGIN_MESSAGES.missing }),
     401: controller('Wrong credentials', { invalid: LOGIN_MESSAGES.invalid }),
     429: {
-      description: 'Too many attempts from this IP (spec 7.3, 8), with Retry-After and the X-RateLimit-* headers',
+      description:
+        'Too many attempts from this IP (spec 7.3, 8), with Retry-After and the X-RateLimit-* headers; or too many failed attempts for this username from anywhere (D24, LOGIN_ACCOUNT_LIMIT), with Retry-After',
       schema: RateLimited,
-      examples: { limited: { error: LOGIN_MESSAGES.rateLimited, message: LOGIN_MESSAGES.limitExceeded(5), retryAfter: 900, timestamp: '2026-11-24T05:00:00.000Z' } },
+      examples: {
+        limited: { error: LOGIN_MESSAGES.rateLimited, message: LOGIN_MESSAGES.limitExceeded(5), retryAfter: 900, timestamp: '2026-11-24T05:00:00.000Z' },
+        account: { error: LOGIN_MESSAGES.rateLimited, message: LOGIN_MESSAGES.accountLimited(10), retryAfter: 900, timestamp: '2026-11-24T05:00:00.000Z' },
+      },
     },
+    503: controller('Redis away (logins fail closed, D21) or every password check busy; with Retry-After', { unavailable: LOGIN_MESSAGES.unavailable }),
   },
 });

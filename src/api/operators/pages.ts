@@ -28,7 +28,8 @@ export const adminLogin = operation({
     400: html('The form again, asking for both fields (or refusing a NUL or a lone surrogate in one)'),
     401: html('The form again: wrong credentials'),
     403: html('The form again: it was posted from another site (login CSRF)'),
-    429: html('The form again: too many attempts'),
+    429: html('The form again: too many attempts (from this address, or failed for this username)'),
+    503: html('The form again: Redis away (logins fail closed, D21) or every password check busy, with Retry-After'),
   },
 });
 

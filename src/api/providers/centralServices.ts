@@ -1,5 +1,6 @@
 /** GET /api/v3/centrales/servicios (D20): the calling central's services, with what its crew needs and their timeline. */
-import { page } from '../document/responses.js';
+import { page, pageTooDeep } from '../document/responses.js';
+import { MAX_LIST_DEPTH } from '../../limits.js';
 import type { ErrorObject } from 'ajv';
 import type { JSONSchema } from 'json-schema-to-ts';
 import { centralServices } from '../../domain/services/centralServices.js';
@@ -71,7 +72,11 @@ export const listCentralServices = operation({
       schema: page('servicios', CentralService),
       examples: { ok: { status: true, msg: M.ok, data: { page: 1, pageSize: 50, total: 0, servicios: [] } } },
     },
-    400: { description: 'Invalid filter', schema: ControllerError, examples: { estado: { status: false, msg: M.estado }, page: { status: false, msg: M.page } } },
+    400: {
+      description: `Invalid filter; or a page beyond the first ${MAX_LIST_DEPTH} services (LIM-6: narrow the list with its filters)`,
+      schema: ControllerError,
+      examples: { estado: { status: false, msg: M.estado }, page: { status: false, msg: M.page }, deep: { status: false, msg: pageTooDeep(MAX_LIST_DEPTH / 50, MAX_LIST_DEPTH) } },
+    },
   },
   handle: async (rt, caller, input) => ({
     status: true,

@@ -2,7 +2,8 @@
 import { addStop } from '../../domain/offers/operations/stops.js';
 import type { JSONSchema } from 'json-schema-to-ts';
 import { str } from '../document/components.js';
-import { msg, nullable } from '../document/responses.js';
+import { geocoderUnavailable, msg, nullable } from '../document/responses.js';
+import { GEOCODER_UNAVAILABLE } from '../../geocoding/geocoder.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 import { fieldMessages } from '../validation.js';
 import { coordinate, operationErrors, text, uuidField, uuidMissing } from './common.js';
@@ -62,6 +63,7 @@ export const addAddress = operation({
       examples: { ok: { status: true, msg: STOP_MESSAGES.ok, data: { stops: [] } } },
     },
     ...operationErrors(FAILURE),
+    503: geocoderUnavailable(GEOCODER_UNAVAILABLE),
   },
   handle: async (rt, caller, input) => ({ status: true, msg: STOP_MESSAGES.ok, data: { stops: (await addStop(rt, apiUserOf(caller), input)).stops } }),
 });

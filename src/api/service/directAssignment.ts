@@ -3,10 +3,12 @@ import type { ErrorObject } from 'ajv';
 import { offerErrorMessage, offerSchema } from '../offers/createOffer.js';
 import { assignDirectly as assign } from '../../domain/offers/operations/directAssignment.js';
 import { str } from '../document/components.js';
-import { done } from '../document/responses.js';
+import { done, geocoderUnavailable } from '../document/responses.js';
+import { GEOCODER_UNAVAILABLE } from '../../geocoding/geocoder.js';
 import { API, apiUserOf, named, operation } from '../operation.js';
 import { fieldOf } from '../validation.js';
 import { operationErrors } from './common.js';
+import { quotaExceeded, takeOfferQuota } from '../offers/quota.js';
 
 export const DIRECT_MESSAGES = {
   ok: (central: string) => `SE HA REGISTRADO EXITOSAMENTE LA ASIGNACIÓN DIRECTA DEL SERVICIO A LA CENTRAL ${central}`,
@@ -57,8 +59,11 @@ export const assignDirectly = operation({
   responses: {
     200: done('Assigned', DIRECT_MESSAGES.ok('Grúas del Norte'), { codigoServicio: str(32), codigoSolicitud: str(32) }, { codigoServicio: 'SV-7K3M9Q', codigoSolicitud: 'SL-4HX2PD' }),
     ...operationErrors(FAILURE),
+    429: quotaExceeded,
+    503: geocoderUnavailable(GEOCODER_UNAVAILABLE),
   },
   handle: async (rt, caller, input) => {
+    await takeOfferQuota(rt, apiUserOf(caller));
     const r = await assign(rt, apiUserOf(caller), input);
     return { status: true, msg: DIRECT_MESSAGES.ok(r.centralName), codigoServicio: r.codigoServicio, codigoSolicitud: r.codigoSolicitud };
   },

@@ -137,3 +137,15 @@ export const docsAsset = operation({
     404: { description: 'Not one of the page’s files: the unknown-route body (4.9)', schema: RouteNotFound },
   },
 });
+
+/** The map drawing shared by the console and the customer page (D23): one client module, served compiled. */
+export const mapAsset = operation({
+  method: 'get',
+  path: '/assets/map.js',
+  operationId: 'mapAsset',
+  summary: 'The pages’ map drawing (projection, scale bar, markers): an ES module, nothing fetched from outside (D23)',
+  tag: 'Sistema',
+  auth: 'none',
+  envelope: 'system',
+  responses: { 200: { description: 'The module', contentType: 'application/javascript' } },
+});

@@ -55,7 +55,11 @@ export const ApiUser = defineEntity({
     urlApi: p.string().nullable(),
     apiEndpoint: p.json<ApiEndpointMap>(),
     webhookSecret: p.string().nullable(),
+    /** a generator's help line for its customers, shown on the customer page (CUS-3) */
+    helpLine: p.string().length(32).nullable(),
     requiresPaymentConfirmation: p.boolean().default(false),
+    /** D24: a generator's offers per minute (POST /oferta, /asignacion-directa); null: QUOTA_OFFERS_PER_MIN */
+    offersPerMinute: p.integer().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },
@@ -225,7 +229,8 @@ export const OfferTransition = defineEntity({
 });
 export type OfferTransition = InferEntity<typeof OfferTransition>;
 
-export type DeliveryKind = 'acceptance' | 'state' | 'novedad' | 'offer-push' | 'assignment-push';
+/** `test`: a sample an API user asked for (POST /webhooks/test, D23), about no offer */
+export type DeliveryKind = 'acceptance' | 'state' | 'novedad' | 'offer-push' | 'assignment-push' | 'test';
 export type DeliveryState = 'pending' | 'sending' | 'ok' | 'failed';
 
 /**

@@ -19,7 +19,7 @@ import { AGO, after, pageParams, type KeysetCursor, type KeysetRow } from './key
 export type DeliveryState = WebhookDelivery['state'];
 
 export interface NewDelivery<O = Offer, R = ApiUser> {
-  /** the offer it is about: the entity, or its uuid for a batch written without the unit of work */
+  /** the offer it is about: the entity, or its uuid for a batch written without the unit of work (null: a test, D23) */
   offer: O;
   kind: DeliveryKind;
   /** the API user it goes to (entity or id): its x-apikey and webhookSecret are read when sending, never stored */
@@ -52,7 +52,7 @@ export function deliveryRow<O, R>(d: NewDelivery<O, R>) {
 }
 
 /** A row as a batch writes it without the unit of work: the offer's uuid, the receiver's id. */
-export type DeliveryRow = ReturnType<typeof deliveryRow<string, number>>;
+export type DeliveryRow = ReturnType<typeof deliveryRow<string | null, number>>;
 /** A row written already claimed (claimedAtWrite). */
 type ClaimedRow = Omit<DeliveryRow, 'state'> & { state: 'sending'; sentAt: Date };
 
@@ -168,12 +168,55 @@ export async function claimPendingOfOffers(em: EntityManager, offerUuids: readon
 const UNFINISHED = `('pending', 'sending')`;
 
 /**
- * D18: claims a finished delivery (ok or failed) for a deliberate second send
- * by an operator; a delivery still pending or being sent is not taken.
+ * D18, issue 29 item 9: a finished delivery (ok or failed) as a resend by
+ * hand sends it, read without claiming it: a resend never touches the row
+ * (the 6.1's is D5's record of the acceptance), so a process that dies
+ * mid-resend leaves nothing for the sweeper to settle. Null: no such row;
+ * `state` says whether it is finished.
  */
-export async function claimFinished(em: EntityManager, id: string): Promise<ClaimedDelivery | null> {
-  const [claimed] = await claimDeliveries(em, `d.id = ? and d.state in ('ok', 'failed')`, [id]);
-  return claimed ?? null;
+export async function resendableDelivery(em: EntityManager, id: string): Promise<(ClaimedDelivery & { state: DeliveryState }) | null> {
+  const [row] = await em.execute<Array<ClaimedDelivery & { state: DeliveryState }>>(
+    `select d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts, d.event_id as "eventId", d.kind,
+            d.offer_uuid as "offerUuid", d.state,
+            (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
+            (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret
+       from webhook_delivery d where d.id = ?`,
+    [id],
+  );
+  return row ?? null;
+}
+
+/** What an attempt of a resend says until its answer is recorded (a process that died mid-resend leaves it so). */
+export const RESEND_IN_FLIGHT = 'resend in flight: no answer recorded';
+
+/**
+ * Opens a resend's own attempt in the delivery log before it is sent (its
+ * number after the delivery's last), unless another resend of the same
+ * delivery is still in flight (opened less than `inFlightMs` ago, unanswered).
+ */
+export async function openResendAttempt(em: EntityManager, deliveryId: string, actor: string, inFlightMs: number): Promise<{ id: string; attempt: number } | null> {
+  const [row] = await sql<{ id: string; attempt: number }>(
+    em,
+    `insert into webhook_attempt (delivery_id, attempt, actor, request_headers, error)
+     select d.id, greatest(d.attempts, coalesce((select max(a.attempt) from webhook_attempt a where a.delivery_id = d.id), 0)) + 1, $2, '{}'::jsonb, $3
+       from webhook_delivery d
+      where d.id = $1
+        and not exists (select 1 from webhook_attempt a
+                         where a.delivery_id = d.id and a.error = $3 and a.status_code is null
+                           and a.at > now() - make_interval(secs => $4::double precision / 1000))
+     returning id, attempt`,
+    [deliveryId, actor, RESEND_IN_FLIGHT, inFlightMs],
+  );
+  return row ?? null;
+}
+
+/** Records a resend's answer on its own attempt (the delivery's row stays as it was). */
+export async function closeResendAttempt(em: EntityManager, attemptId: string, r: Omit<AttemptRecord, 'id' | 'state'>): Promise<void> {
+  await sql(
+    em,
+    `update webhook_attempt set request_headers = $2::jsonb, status_code = $3, latency_ms = $4, reply_body = $5, error = $6 where id = $1`,
+    [attemptId, JSON.stringify(r.request_headers), r.status_code, r.latency_ms, r.reply_body, r.error],
+  );
 }
 
 /** D5, D8: claims one delivery still pending (sent once, never again). */

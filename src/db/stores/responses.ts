@@ -182,8 +182,14 @@ export async function responsesForTimeline(em: EntityManager, offerUuid: string)
   );
 }
 
-/** A response's arrival time in minutes (null: no such response). */
-export async function responseTimeMin(em: EntityManager, responseId: number): Promise<number | null> {
-  const [r] = await em.execute<Array<{ time_min: number }>>(`select time_min from offer_response where id = ?`, [responseId]);
-  return r ? r.time_min : null;
+/** A response's arrival promise: its minutes, when they were given, and where the technician was then (null: no such response). */
+export async function arrivalPromise(
+  em: EntityManager,
+  responseId: number,
+): Promise<{ timeMin: number; givenAt: Date; lat: number | null; lng: number | null } | null> {
+  const [r] = await em.execute<Array<{ time_min: number; updated_at: Date; tech_lat: number | null; tech_lng: number | null }>>(
+    `select time_min, updated_at, tech_lat, tech_lng from offer_response where id = ?`,
+    [responseId],
+  );
+  return r ? { timeMin: Number(r.time_min), givenAt: new Date(r.updated_at), lat: r.tech_lat == null ? null : Number(r.tech_lat), lng: r.tech_lng == null ? null : Number(r.tech_lng) } : null;
 }

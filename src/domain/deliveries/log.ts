@@ -5,6 +5,7 @@
  * offer's deliveries on its timeline and every receiver's recent health.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { offsetOfPage } from '../paging.js';
 import {
   attemptHealthRows,
   attemptsOf,
@@ -86,7 +87,8 @@ export async function receiverDeliveries(
   receiverId: number,
   q: { uuid?: string; estado?: string; page: number },
 ): Promise<{ page: number; pageSize: number; total: number; deliveries: DeliveryView[] }> {
-  const { rows, total } = await receiverDeliveryPage(em, receiverId, q, PAGE_SIZE, (q.page - 1) * PAGE_SIZE);
+  const offset = offsetOfPage(q.page, PAGE_SIZE); // LIM-6: a page too deep is refused before any query
+  const { rows, total } = await receiverDeliveryPage(em, receiverId, q, PAGE_SIZE, offset);
   return { page: q.page, pageSize: PAGE_SIZE, total, deliveries: await withAttempts(em, rows, tenantActor) };
 }
 

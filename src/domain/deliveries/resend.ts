@@ -3,12 +3,19 @@
  * finished delivery (ok or failed) with the same `webhook-id` / `x-event-id`,
  * by an operator with the `admin` role (D15). Never automatic, and for the
  * acceptance notification (6.1) only this way: it changes no state (an offer
- * that went INACTIVA stays so). The attempt is recorded with the operator as
- * its actor, beside the system's attempts, and logged.
+ * that went INACTIVA stays so).
+ *
+ * A resend is its own attempt in the delivery log, with the operator as its
+ * actor, opened before it is sent and answered on itself; the delivery's row
+ * is never touched (issue 29 item 9, RET-7): the 6.1's row is D5's record of
+ * the acceptance, and a resend that claimed it (sending) and died mid-way
+ * left it to the sweeper, which settled it as unanswered and moved an
+ * assigned service to INACTIVA. Two resends of one delivery at once: the
+ * second is refused while the first is in flight.
  */
 import type { Runtime } from '../ports.js';
-import { claimFinished, loadDelivery } from '../../db/stores/deliveries.js';
-import { attemptDelivery } from '../../webhooks/dispatch.js';
+import { openResendAttempt, resendableDelivery } from '../../db/stores/deliveries.js';
+import { resendOnce } from '../../webhooks/dispatch.js';
 import { DomainError } from '../errors.js';
 import { UUID_RE } from '../offers/create/input.js';
 
@@ -29,14 +36,14 @@ export async function resendDelivery(
   if (input.operator.role !== 'admin') throw new DomainError('delivery.admin-only');
   if (!UUID_RE.test(input.deliveryId)) throw new DomainError('delivery.not-found', { id: input.deliveryId.slice(0, 64) });
   const em = rt.orm.em.fork();
-  const claimed = await claimFinished(em, input.deliveryId);
-  if (!claimed) {
-    const row = await loadDelivery(em, input.deliveryId);
-    if (!row) throw new DomainError('delivery.not-found', { id: input.deliveryId });
-    throw new DomainError('delivery.in-flight', { id: input.deliveryId, state: row.state });
-  }
+  const row = await resendableDelivery(em, input.deliveryId);
+  if (!row) throw new DomainError('delivery.not-found', { id: input.deliveryId });
+  if (row.state !== 'ok' && row.state !== 'failed') throw new DomainError('delivery.in-flight', { id: input.deliveryId, state: row.state });
   const actor = `operator:${input.operator.username}`;
-  const sent = await attemptDelivery(em, claimed, rt.config, (o) => (o.ok ? 'ok' : 'failed'), actor);
-  rt.log.info({ deliveryId: claimed.id, eventId: claimed.eventId, actor, statusCode: sent.outcome.statusCode, ok: sent.outcome.ok }, 'delivery resent by hand');
-  return { deliveryId: claimed.id, offerUuid: claimed.offerUuid, attempt: claimed.attempts, ok: sent.outcome.ok, statusCode: sent.outcome.statusCode, error: sent.error };
+  // another resend of it still waiting for its answer (at most the webhook timeout and a margin)
+  const opened = await openResendAttempt(em, row.id, actor, rt.config.webhookTimeoutMs + 5000);
+  if (!opened) throw new DomainError('delivery.in-flight', { id: input.deliveryId, state: 'sending' });
+  const sent = await resendOnce(em, { ...row, attempts: opened.attempt }, opened.id, rt.config);
+  rt.log.info({ deliveryId: row.id, eventId: row.eventId, actor, statusCode: sent.outcome.statusCode, ok: sent.outcome.ok }, 'delivery resent by hand');
+  return { deliveryId: row.id, offerUuid: row.offerUuid, attempt: opened.attempt, ok: sent.outcome.ok, statusCode: sent.outcome.statusCode, error: sent.error };
 }

@@ -8,6 +8,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FilterQuery } from '@mikro-orm/core';
 import { BusinessLine, Offer } from '../../db/entities/index.js';
 import { DomainError } from '../errors.js';
+import { offsetOfPage } from '../paging.js';
 import { isUuid } from '../offers/lifecycle/ownership.js';
 import type { OfferState } from '../offers/lifecycle/states.js';
 
@@ -68,15 +69,16 @@ function reference(autNumber: string | number): FilterQuery<Offer> {
   return { uuid: null };
 }
 
-export async function queryHistory(em: EntityManager, generatorId: number, f: HistoryFilters, offset: string): Promise<HistoryPage> {
-  if (!(await em.count(BusinessLine, { code: f.line }))) throw new DomainError('history.line-unknown', { line: f.line });
+export async function queryHistory(em: EntityManager, generatorId: number, f: HistoryFilters, utcOffset: string): Promise<HistoryPage> {
   const page = f.page ?? 1;
   const pageSize = f.pageSize ?? DEFAULT_PAGE_SIZE;
+  const offset = offsetOfPage(page, pageSize); // LIM-6: a page too deep is refused before any query
+  if (!(await em.count(BusinessLine, { code: f.line }))) throw new DomainError('history.line-unknown', { line: f.line });
   const where: FilterQuery<Offer>[] = [{ generator: generatorId, serviceType: { line: f.line } }];
   if (f.autNumber !== undefined && String(f.autNumber).trim() !== '') where.push(reference(f.autNumber));
   if (f.estado) where.push({ state: f.estado });
-  if (f.desde) where.push(since(f.desde, offset));
-  if (f.hasta) where.push(until(f.hasta, offset));
+  if (f.desde) where.push(since(f.desde, utcOffset));
+  if (f.hasta) where.push(until(f.hasta, utcOffset));
   const [rows, total] = await em.findAndCount(
     Offer,
     { $and: where },
@@ -84,7 +86,7 @@ export async function queryHistory(em: EntityManager, generatorId: number, f: Hi
       populate: ['serviceType', 'assignedCentral'],
       orderBy: { createdAt: 'desc', uuid: 'asc' },
       limit: pageSize,
-      offset: (page - 1) * pageSize,
+      offset,
     },
   );
   return {

@@ -7,6 +7,7 @@
  * page's size.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { offsetOfPage } from '../paging.js';
 import { centralServicesPage, type CentralServiceRow } from '../../db/stores/offers.js';
 import { transitionsOfOffers } from '../../db/stores/transitions.js';
 import { servicio, type Servicio } from './servicio.js';
@@ -46,7 +47,8 @@ export async function centralServices(
   apiUserId: number,
   q: { estado?: string; page: number },
 ): Promise<{ page: number; pageSize: number; total: number; servicios: CentralServiceView[] }> {
-  const { rows, total } = await centralServicesPage(em, apiUserId, q.estado ?? null, PAGE_SIZE, (q.page - 1) * PAGE_SIZE);
+  const offset = offsetOfPage(q.page, PAGE_SIZE); // LIM-6: a page too deep is refused before any query
+  const { rows, total } = await centralServicesPage(em, apiUserId, q.estado ?? null, PAGE_SIZE, offset);
   const moves = await transitionsOfOffers(em, rows.map((r) => r.uuid));
   const byOffer = new Map<string, CentralServiceView['timeline']>();
   for (const m of moves) {

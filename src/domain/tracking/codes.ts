@@ -30,7 +30,8 @@ import { DomainError } from '../errors.js';
 import { onCommit } from '../offers/lifecycle/announce.js';
 import { findExpediente, normalizeExpediente } from '../services/expediente.js';
 import { followUp, type FollowUp } from './followUp.js';
-import { codeSmsText } from './messages.js';
+import { codeSmsText, pageLink, publicOrigin } from './messages.js';
+import { ApiUser } from '../../db/entities/index.js';
 import { issueTrackingToken } from './tokens.js';
 
 export const CODE_TTL_MS = 10 * 60_000;
@@ -68,10 +69,11 @@ export async function requestTrackingCode(rt: Deps, input: { expediente: string;
       rt.log.warn({ uuid: offer.uuid }, 'tracking code not sent: the phone reached its daily cap');
       return;
     }
+    const generator = await em.findOne(ApiUser, offer.generator.id);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     await retireCodes(em, offer.uuid);
     await insertCode(em, offer.uuid, codeHash(rt.config.integritySecret, offer.uuid, code), new Date(Date.now() + CODE_TTL_MS));
-    const smsId = await recordSms(em, { offerUuid: offer.uuid, to: offer.telefonoCliente!, body: codeSmsText(code), provider: rt.config.smsProvider });
+    const smsId = await recordSms(em, { offerUuid: offer.uuid, to: offer.telefonoCliente!, body: codeSmsText({ insurer: generator?.businessName ?? '', code, link: pageLink(publicOrigin(rt.config), offer.codigoServicio ?? offer.uuid) }), provider: rt.config.smsProvider });
     onCommit(em, (r) => r.queues.add('customer-sms', 'send', { smsId }));
   });
 }

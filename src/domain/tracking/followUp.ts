@@ -1,16 +1,18 @@
 /**
  * The follow-up a customer sees (D14): the state, its timeline, the
  * technician and the central, the technician's last position while EN_CAMINO,
- * the ETA, origin and destination as the offer gave them. The public form
+ * the ETA, origin and destination as the offer gave them; the technician's
+ * identifier and the vehicle's plate, the insurer's name and help line, the
+ * distance left and the arrival as a clock time (CUS-2). The public form
  * (POST /tracking/track/public) drops what is personal: phones, documents,
- * the technician's surname, addresses and reference points.
+ * the technician's surname, addresses and reference points, the plate.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Central, Technician, type Offer } from '../../db/entities/index.js';
-import { responseTimeMin } from '../../db/stores/responses.js';
+import { ApiUser, Central, Technician, type Offer } from '../../db/entities/index.js';
+import { arrivalPromise } from '../../db/stores/responses.js';
 import { serviceSurveyed } from '../../db/stores/tracking.js';
 import { offerTransitions } from '../../db/stores/transitions.js';
-import { estimateMinutes } from '../../geo/figures.js';
+import { arrivalOf, distanceMetres, minutesUntil, type Arrival } from './arrival.js';
 import { ACTIVE_STATES, type OfferState } from '../offers/lifecycle/states.js';
 
 export interface Place {
@@ -27,40 +29,45 @@ export interface FollowUp {
   codigoServicio: string | null;
   estado: OfferState;
   timeline: Array<{ estado: string; fecha: string }>;
-  tecnico: { nombre: string; telefono?: string | null } | null;
+  tecnico: { nombre: string; telefono?: string | null; identificador: string | null } | null;
   central: { nombre: string } | null;
   posicionTecnico: { latitud: number; longitud: number; fecha: string | null } | null;
+  /** whole minutes from now to `llegada` (0 once due) */
   etaMinutos: number | null;
+  /** the expected arrival as a clock time and where it comes from (CUS-2) */
+  llegada: Arrival | null;
+  /** straight-line metres from the technician's last position to the origin, while on the way */
+  distanciaMetros: number | null;
+  /** the vehicle's plate, as the generator's POST /asignacion gave it */
+  placa?: string | null;
+  /** the generator: its business name and its help line for customers (CUS-3) */
+  aseguradora: { nombre: string; lineaAyuda: string | null };
   origen: Place;
   destino: Place | null;
   encuestaRespondida: boolean;
 }
 
-/** Great-circle distance (km). */
-function distanceKm(a: { lat: number; lng: number }, b: { lat: number; lng: number }): number {
-  const rad = Math.PI / 180;
-  const dLat = (b.lat - a.lat) * rad;
-  const dLng = (b.lng - a.lng) * rad;
-  const h = Math.sin(dLat / 2) ** 2 + Math.cos(a.lat * rad) * Math.cos(b.lat * rad) * Math.sin(dLng / 2) ** 2;
-  return 2 * 6371 * Math.asin(Math.min(1, Math.sqrt(h)));
-}
-
 export async function followUp(em: EntityManager, offer: Offer, opts: { public: boolean; averageSpeedKmh: number }): Promise<FollowUp> {
-  const [timeline, technician, central, survey] = await Promise.all([
+  const approaching = offer.state === 'ASIGNADA' || offer.state === 'EN_CAMINO';
+  const [timeline, technician, central, survey, generator, promise] = await Promise.all([
     offerTransitions(em, offer.uuid),
     offer.assignedTechnician ? em.findOne(Technician, offer.assignedTechnician.id) : null,
     offer.assignedCentral ? em.findOne(Central, offer.assignedCentral.id) : null,
     serviceSurveyed(em, offer.uuid),
+    em.findOne(ApiUser, offer.generator.id),
+    approaching && offer.acceptedResponse != null ? arrivalPromise(em, offer.acceptedResponse) : null,
   ]);
   const onTheWay = offer.state === 'EN_CAMINO' && technician?.lat != null && technician.lng != null;
   const position = onTheWay ? { latitud: technician!.lat!, longitud: technician!.lng!, fecha: technician!.positionAt?.toISOString() ?? null } : null;
-  let eta: number | null = null;
-  if (position) {
-    eta = estimateMinutes(distanceKm({ lat: position.latitud, lng: position.longitud }, { lat: offer.originLat, lng: offer.originLng }), opts.averageSpeedKmh);
-  } else if (offer.state === 'ASIGNADA' && offer.acceptedResponse !== null) {
-    const timeMin = await responseTimeMin(em, offer.acceptedResponse!);
-    eta = timeMin === null ? null : Math.round(timeMin);
-  }
+  const origin = { lat: offer.originLat, lng: offer.originLng };
+  const llegada = approaching
+    ? arrivalOf({
+        origin,
+        position: position ? { lat: position.latitud, lng: position.longitud, at: technician!.positionAt ?? new Date() } : null,
+        promise: promise ? { minutes: promise.timeMin, givenAt: promise.givenAt, from: promise.lat != null && promise.lng != null ? { lat: promise.lat, lng: promise.lng } : null } : null,
+        speedKmh: opts.averageSpeedKmh,
+      })
+    : null;
   const names = technician?.names.trim() ?? '';
   const place = (p: Place): Place => (opts.public ? { ciudad: p.ciudad, departamento: p.departamento } : p);
   return {
@@ -72,12 +79,16 @@ export async function followUp(em: EntityManager, offer: Offer, opts: { public: 
     tecnico:
       technician && (ACTIVE_STATES.includes(offer.state) || offer.state === 'FINALIZADA')
         ? opts.public
-          ? { nombre: names.split(/\s+/)[0] ?? '' }
-          : { nombre: names, telefono: technician.phone ?? null }
+          ? { nombre: names.split(/\s+/)[0] ?? '', identificador: technician.identifier ?? null }
+          : { nombre: names, telefono: technician.phone ?? null, identificador: technician.identifier ?? null }
         : null,
     central: central ? { nombre: central.name } : null,
     posicionTecnico: position,
-    etaMinutos: ACTIVE_STATES.includes(offer.state) ? eta : null,
+    etaMinutos: llegada && ACTIVE_STATES.includes(offer.state) ? minutesUntil(llegada) : null,
+    llegada: ACTIVE_STATES.includes(offer.state) ? llegada : null,
+    distanciaMetros: position ? Math.round(distanceMetres({ lat: position.latitud, lng: position.longitud }, origin)) : null,
+    ...(opts.public ? {} : { placa: offer.placa ?? null }),
+    aseguradora: { nombre: generator?.businessName ?? '', lineaAyuda: generator?.helpLine ?? null },
     origen: place({
       direccion: offer.direccionOrigen ?? null,
       puntoReferencia: offer.puntoReferenciaOrigen ?? null,

@@ -4,6 +4,8 @@
  * it is sent, the rest of the body is read and thrown away, up to `maxBytes` and `maxMs`; the answer
  * says `Connection: close`. A client that sends more (or declares more) than the bound, or for
  * longer, gets the answer and the connection closed: nobody holds a connection with an endless body.
+ * The timeout's 408 (REQUEST_TIMEOUT_MS) is not held by a drain: its body is the one that did not
+ * finish in time, so the 408 goes out at once and the connection is closed (issue 29.9).
  */
 import type { IncomingMessage } from 'node:http';
 import type { Next } from 'koa';
@@ -61,6 +63,7 @@ export function drainUnreadBody(bodyLimit: string, maxMs = DRAIN_MS) {
     const req = ctx.req;
     if (!hasUnreadBody(req) || ctx.respond === false) return;
     ctx.set('Connection', 'close');
+    if (ctx.status === 408) return void ctx.res.once('finish', () => req.socket.destroySoon());
     const declared = Number(req.headers['content-length']);
     const ended = !(declared > maxBytes) && (await discard(req, maxBytes, maxMs));
     // Past the bound: the answer goes out, then the connection is closed whatever the client still sends.

@@ -20,6 +20,7 @@ export const ADMIN_LOGIN_MESSAGES = {
   unstorable: 'El usuario o la contraseña contienen caracteres no permitidos.',
   invalid: 'Usuario o contraseña incorrectos.',
   tooMany: 'Demasiados intentos de inicio de sesión. Intente de nuevo más tarde.',
+  unavailable: 'El servicio no está disponible en este momento. Intente de nuevo en unos segundos.',
   crossSite: 'El formulario debe enviarse desde esta misma página.',
 } as const;
 
@@ -46,8 +47,8 @@ export function adminLoginRoutes(rt: Runtime, landing: string): Route[] {
         try {
           out = await login(ctx, ctx.request.body);
         } catch (err) {
-          if (!(err instanceof HttpError) || err.status !== 429) throw err;
-          return page(ctx, 429, ADMIN_LOGIN_MESSAGES.tooMany, err.headers);
+          if (!(err instanceof HttpError) || (err.status !== 429 && err.status !== 503)) throw err;
+          return page(ctx, err.status, err.status === 429 ? ADMIN_LOGIN_MESSAGES.tooMany : ADMIN_LOGIN_MESSAGES.unavailable, err.headers);
         }
         if (out.kind === 'missing') return page(ctx, 400, ADMIN_LOGIN_MESSAGES.missing);
         if (out.kind === 'unstorable') return page(ctx, 400, ADMIN_LOGIN_MESSAGES.unstorable);

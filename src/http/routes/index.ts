@@ -9,15 +9,16 @@ import type { Runtime } from '../../domain/ports.js';
 import { operationRoutes, type Route } from '../mount.js';
 import { BOARD_PATH } from './admin.js';
 import { adminLoginRoutes } from './adminLogin.js';
+import { assetRoutes } from './assets.js';
 import { consoleRoutes } from './console.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { metricsRoutes } from './metrics.js';
 import { userRoutes } from './users.js';
 
-/** Served before the operator pages and body parsing: health, the API documents and the metrics. */
+/** Served before the operator pages and body parsing: health, the API documents, the metrics and the pages' map module. */
 export function systemRoutes(rt: Runtime): Route[] {
-  return [...healthRoutes(rt), ...docsRoutes(rt), ...metricsRoutes(rt)];
+  return [...healthRoutes(rt), ...docsRoutes(rt), ...metricsRoutes(rt), ...assetRoutes()];
 }
 
 /** The operators' login form (form bodies, parsed by its own route) and the operator console. */

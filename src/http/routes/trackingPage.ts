@@ -98,8 +98,11 @@ export function trackingPageRoutes(rt: Runtime): Route[] {
   return [
     route(trackingPage, async (ctx) => {
       const offer = await session(ctx);
-      if (!offer) return html(ctx, 200, startPage());
-      return html(ctx, 200, followPage(await view(offer)));
+      if (offer) return html(ctx, 200, followPage(await view(offer)));
+      // the SMS link (D16): the page asks only for the code; `otro` (Pedir otro código, cambiar) opens the first form, kept
+      const q = typeof ctx.query.expediente === 'string' ? ctx.query.expediente.trim().slice(0, 64) : '';
+      if (q && findUnstorableText(q) === null) return html(ctx, 200, ctx.query.otro ? startPage({ expediente: q }) : codePage(q));
+      return html(ctx, 200, startPage());
     }),
     route(
       trackingPageCode,
@@ -114,7 +117,7 @@ export function trackingPageRoutes(rt: Runtime): Route[] {
           const r = refusal(err);
           return html(ctx, r.status, startPage(input, r.msg));
         }
-        return html(ctx, 200, codePage(input.expediente, undefined, PAGE_MESSAGES.sent));
+        return html(ctx, 200, codePage(input.expediente, undefined, PAGE_MESSAGES.sent, input.telefono));
       },
       { validate: false },
     ),
