@@ -81,6 +81,7 @@ export const ERROR_TABLE: ErrorTable = {
   'delivery.not-found': { status: 404, message: (f) => DELIVERY_MESSAGES.notFound(f.id) },
   'delivery.in-flight': { status: 409, message: (f) => DELIVERY_MESSAGES.inFlight(f.state) },
   'delivery.admin-only': { status: 403, message: () => DELIVERY_MESSAGES.adminOnly },
+  'delivery.consent-needed': { status: 400, message: () => DELIVERY_MESSAGES.understand },
   'webhook-test.endpoint-missing': { status: 400, message: (f) => WEBHOOK_TEST_MESSAGES.missing(f.tipo, f.key) },
   'expediente.not-found': { status: 404, message: () => TRACKING_MESSAGES.notFound },
   'tracking.too-many-codes': { status: 429, message: () => TRACKING_MESSAGES.tooManyCodes, headers: () => ({ 'Retry-After': '600' }) },

@@ -108,7 +108,7 @@ describe('Bull Board in headless Chromium: CSP and roles (D15)', function () {
           if (/Content Security Policy/i.test(m.text())) reports.push(m.text());
         });
         await page.goto(`${app.url}/admin/queues`);
-        await page.waitForURL(/\/admin\/login$/);
+        await page.waitForURL(/\/admin\/login\?next=%2Fadmin%2Fqueues$/);
         await page.fill('#username', operator.username);
         await page.fill('#password', password);
         await Promise.all([page.waitForURL(/\/admin\/queues\/?$/), page.click('button[type=submit]')]);
