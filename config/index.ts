@@ -42,6 +42,12 @@ const VARS = {
   /** with REDIS_CLUSTER_NODES: the address each master announces mapped to the one to reach it by (NAT, a proxy): `10.0.0.5:7000=redis-a:7000,…` */
   REDIS_CLUSTER_NAT_MAP: { key: 'redisClusterNatMap', type: 'string', default: '', pattern: '^\\s*$|^\\s*[^\\s,:=]+:[0-9]{1,5}=[^\\s,:=]+:[0-9]{1,5}\\s*(,\\s*[^\\s,:=]+:[0-9]{1,5}=[^\\s,:=]+:[0-9]{1,5}\\s*)*$' },
   REDIS_CLUSTER_NODES: { key: 'redisClusterNodes', type: 'string', default: '', pattern: '^\\s*$|^\\s*[^\\s,:]+:[0-9]{1,5}\\s*(,\\s*[^\\s,:]+:[0-9]{1,5}\\s*)*$' },
+  /** D21 (issue 30): a command of a process's own Redis connection not answered within this (ms) fails (a 503 or a logged step), and a PING not answered within it drops the connection; 0: no limit (the PING's: 3 s) */
+  REDIS_COMMAND_TIMEOUT_MS: { key: 'redisCommandTimeoutMs', type: 'integer', default: 2000, minimum: 0 },
+  /** D21: opening a PostgreSQL connection, or waiting for one of the pool, gives up after this (ms) */
+  DB_CONNECT_TIMEOUT_MS: { key: 'dbConnectTimeoutMs', type: 'integer', default: 3000, minimum: 1 },
+  /** D21: a statement PostgreSQL does not answer within this (ms) fails on the client (a stalled connection); 0: no limit */
+  DB_QUERY_TIMEOUT_MS: { key: 'dbQueryTimeoutMs', type: 'integer', default: 15000, minimum: 0 },
   OFFER_RESPONSE_WINDOW_MS: { key: 'offerResponseWindowMs', type: 'integer', default: 30000, minimum: 1 },
   OFFER_MAX_OPEN_MS: { key: 'offerMaxOpenMs', type: 'integer', default: 900000, minimum: 1 },
   REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', type: 'integer', default: 60000, minimum: 1 },
@@ -99,8 +105,8 @@ const VARS = {
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
   /** 6.1 sends a worker taking webhook-dispatch jobs starts itself right after its selections' commit; beyond, and 0: through the queue */
   ACCEPTANCE_SENDS_IN_FLIGHT: { key: 'acceptanceSendsInFlight', type: 'integer', default: 50, minimum: 0, maximum: 1000 },
-  /** how often the outbox sweeper runs (ms); 0 turns it off */
-  SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 30000, minimum: 0 },
+  /** how often each worker process runs the reconcile (outbox sweeper, schedules; src/domain/outbox/reconcile.ts) (ms); 0 turns it off */
+  SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 5000, minimum: 0 },
   /** a bearer token a Prometheus scraper may use for GET /metrics (operators use their session); empty: none */
   METRICS_TOKEN: { key: 'metricsToken', type: 'string', default: '', secret: true, pattern: '^(.{16,})?$' },
   /** how long the delivery log (every webhook attempt) is kept, in days (D18: at least 30) */
