@@ -67,7 +67,11 @@ export function createRedis(target: string | RedisTarget, opts: RedisOptions = {
 
 /** Another connection to where `redis` goes, with `opts` over its own (a subscriber, a blocking worker). */
 export function duplicateRedis(redis: Redis, opts: RedisOptions = {}): Redis {
-  if (redis instanceof Cluster) return redis.duplicate([], { redisOptions: { ...redis.options.redisOptions, ...opts } });
+  if (redis instanceof Cluster) {
+    // The cluster-level offline queue follows the copy's wish too (a subscriber waits for Redis; its source may fail fast).
+    const offline = opts.enableOfflineQueue === undefined ? {} : { enableOfflineQueue: opts.enableOfflineQueue };
+    return redis.duplicate([], { ...offline, redisOptions: { ...redis.options.redisOptions, ...opts } });
+  }
   return redis.duplicate(opts);
 }
 
