@@ -27,10 +27,11 @@ import { acceptOffer } from './offers/acceptOffer.js';
 import { createOffer } from './offers/createOffer.js';
 import { getOfferResponses } from './offers/offerResponses.js';
 import type { OperationDecl } from './operation.js';
-import { consoleHome, consoleOffer, consoleResend } from './deliveries/console.js';
+import { consoleHome, consoleOffer, consoleQueue, consoleResend, consoleScript } from './deliveries/console.js';
 import { login } from './operators/login.js';
-import { adminLogin, adminLoginPage, adminQueues } from './operators/pages.js';
+import { adminLogin, adminLoginPage, adminLogout, adminQueues } from './operators/pages.js';
 import { listRecipients } from './operators/recipients.js';
+import { operatorLiveMap, operatorSocketToken } from './operators/liveMap.js';
 import { addAddress } from './service/addAddress.js';
 import { cancelService, confirmAssignment, withdrawOffer } from './service/assignment.js';
 import { assignDirectly } from './service/directAssignment.js';
@@ -41,7 +42,7 @@ import { issueTechnicianTokenOp } from './providers/technicianToken.js';
 import { reportProgress } from './service/progress.js';
 import { changeTechnician } from './providers/changeTechnician.js';
 import { metricsEndpoint } from './deliveries/metrics.js';
-import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, mapAsset, openApiDocument } from './system/system.js';
+import { asyncApiDocument, docsAsset, docsPage, health, healthLive, healthReady, pageAsset, openApiDocument } from './system/system.js';
 
 /** Every operation, in the order the document lists them. */
 export const OPERATIONS: readonly OperationDecl[] = [
@@ -64,8 +65,11 @@ export const OPERATIONS: readonly OperationDecl[] = [
   historyOptions,
   login,
   listRecipients,
+  operatorLiveMap,
+  operatorSocketToken,
   adminLoginPage,
   adminLogin,
+  adminLogout,
   adminQueues,
   health,
   healthLive,
@@ -74,7 +78,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   asyncApiDocument,
   docsPage,
   docsAsset,
-  mapAsset,
+  pageAsset,
   requestTrackingCode,
   trackService,
   trackServicePublic,
@@ -98,6 +102,8 @@ export const OPERATIONS: readonly OperationDecl[] = [
   consoleHome,
   consoleOffer,
   consoleResend,
+  consoleQueue,
+  consoleScript,
   metricsEndpoint,
 ];
 

@@ -10,6 +10,7 @@ import { ApiUser } from '../db/entities/index.js';
 import { HttpError, keyError, systemBody, systemError } from '../envelopes.js';
 import { IDENTITY_LIMITS } from '../limits.js';
 import { isStorableText } from '../text.js';
+import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_S, isOutage } from '../outage.js';
 import type { AuthGuard } from './failLimit.js';
 import { apiKeyHash, safeEqual, sha256Hex } from './passwords.js';
 
@@ -117,7 +118,9 @@ export async function authenticateApiKey(
         { $or: [{ apiKeyHash: hash }, { previousApiKeyHash: hash, previousKeyUntil: { $gt: new Date() } }] },
         { limit: 2 },
       );
-    } catch {
+    } catch (err) {
+      // PostgreSQL away: the error middleware's 503 in this envelope (D21)
+      if (isOutage(err)) throw new HttpError(503, keyError(503, UNAVAILABLE_MESSAGE).body, { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) });
       throw keyError(500, AUTH_MESSAGES.keyInternal);
     }
     if (users.length !== 1) {

@@ -94,6 +94,8 @@ export interface DomainErrorFacts {
   'delivery.in-flight': { id: string; state: string };
   /** D15: resending is an admin's */
   'delivery.admin-only': Record<string, never>;
+  /** D23: the acceptance notice (6.1) is sent once; resending it needs the admin to say they understand that */
+  'delivery.consent-needed': { id: string };
   /** D23: a test notification to an endpoint the caller's profile lacks; `key` is what is missing (`api_endpoint.estado`, `url_api`) */
   'webhook-test.endpoint-missing': { tipo: string; key: string };
   /** D14: `hasta` names no message of this chat */

@@ -32,7 +32,19 @@ export async function reportPosition(rt: Runtime, caller: PositionCaller, body: 
   if (!tech) throw new DomainError('position.technician-not-found');
   const at = new Date();
   await setTechnicianPosition(em, tech.id, { lat: body.latitud, lng: body.longitud }, at, body.disponible);
-  if (tech.busyOfferUuid) await tellCustomer(rt, em, tech.busyOfferUuid, { latitud: body.latitud, longitud: body.longitud, fecha: at.toISOString() });
+  const position = { latitud: body.latitud, longitud: body.longitud, fecha: at.toISOString() };
+  await Promise.all([
+    tellOperators(rt, tech, body.disponible ?? tech.available, position),
+    tech.busyOfferUuid ? tellCustomer(rt, em, tech.busyOfferUuid, position) : undefined,
+  ]);
+}
+
+/** D23: the operators' live map moves the technician (its status as the map's `estado`). */
+async function tellOperators(rt: Runtime, tech: Technician, available: boolean, position: { latitud: number; longitud: number; fecha: string }): Promise<void> {
+  const estado = tech.busyOfferUuid ? 'ocupado' : available ? 'libre' : 'no-disponible';
+  await rt.events
+    .publish({ kind: 'operators' }, 'technician.position', { tecnicoId: tech.id, estado, ...position })
+    .catch((err: unknown) => rt.log.warn({ err, technicianId: tech.id }, 'position event to operators not published'));
 }
 
 /** D14: the customer follows the technician's position while it is on its way (EN_CAMINO). */

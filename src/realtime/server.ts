@@ -5,6 +5,7 @@
  * heartbeats, a bound on each socket's unsent bytes, and events from every
  * process through Redis pub/sub. The protocol is described in docs/realtime.md.
  */
+import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_S, isOutage } from '../outage.js';
 import { countSocketsWith } from '../metrics/metrics.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
@@ -152,6 +153,8 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
       .then((identity) => accept(req, socket, head, identity, url.pathname))
       .catch((err: unknown) => {
         if (err instanceof HttpError) return refuse(socket, err.status, err.body, err.headers);
+        // D21: PostgreSQL or Redis away: try again later, not a 500
+        if (isOutage(err)) return refuse(socket, 503, systemBody(UNAVAILABLE_MESSAGE), { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) });
         const body = systemBody(MESSAGES.internal);
         log.error({ err, errorId: body.errorId }, 'socket upgrade failed');
         refuse(socket, 500, body);

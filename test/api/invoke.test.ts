@@ -70,6 +70,11 @@ describe('src/api: one declaration for both transports (issue 27)', () => {
         'consoleHome',
         'consoleOffer',
         'consoleResend',
+        // D23: the console's work queue fragment and script, the pages' map modules (files), the logout (a cookie)
+        'consoleQueue',
+        'consoleScript',
+        'pageAsset',
+        'adminLogout',
         'metrics',
       ].sort(),
     );

@@ -118,7 +118,7 @@ describe('operators (D15): login, JWT, Bull Board', () => {
         responseType: 'text',
       });
       expect(res.statusCode).to.equal(302);
-      expect(res.headers.location).to.equal('/admin/login');
+      expect(res.headers.location, 'the form brings the browser back (D23)').to.equal('/admin/login?next=%2Fadmin%2Fqueues');
     });
   });
 
@@ -131,10 +131,10 @@ describe('operators (D15): login, JWT, Bull Board', () => {
       expect(res.body).to.include('name="username"').and.to.include('name="password"');
     });
 
-    it('logs in with the form: sets the httpOnly cookie and redirects to the board, which then opens', async () => {
+    it('logs in with the form: sets the httpOnly cookie and redirects to the console (D23), and the board then opens', async () => {
       const res = await app.client.post('admin/login', { form: { username, password }, responseType: 'text' });
       expect(res.statusCode).to.equal(303);
-      expect(res.headers.location).to.equal('/admin/queues');
+      expect(res.headers.location).to.equal('/admin/console');
       expect(res.headers['set-cookie']?.join(';')).to.match(/httponly/i);
       const cookie = cookieOf(res.headers['set-cookie']);
       const board = await app.client.get('admin/queues', { headers: { cookie: cookie!, accept: 'text/html' }, responseType: 'text' });

@@ -62,24 +62,23 @@ describe('the operator console in headless Chromium (issue 11)', function () {
     const { operator, password } = await makeOperator(app.rt.orm.em.fork(), { role });
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
     await page.goto(`${app.url}/admin/console`);
-    await page.waitForURL(/\/admin\/login$/);
+    await page.waitForURL(/\/admin\/login\?next=%2Fadmin%2Fconsole$/);
     await page.fill('#username', operator.username);
     await page.fill('#password', password);
-    await Promise.all([page.waitForURL(/\/admin\/queues\/?$/), page.click('button[type=submit]')]);
-    await page.goto(`${app.url}/admin/console`);
+    await Promise.all([page.waitForURL(/\/admin\/console$/), page.click('button[type=submit]')]);
     return page;
   }
 
   it('an operator finds the offer by uuid and by code, reads why the winner won and every delivery, and cannot resend', async () => {
     const page = await signIn('operator');
-    await page.getByLabel('uuid o código de servicio').fill(uuid);
+    await page.getByLabel('Identificador de la oferta o código de servicio').fill(uuid);
     await page.getByRole('button', { name: 'Buscar' }).click();
     await page.waitForURL(new RegExp(`/admin/console/ofertas/${uuid}$`));
     const winner = page.locator('tr.winner');
     await expect(await winner.textContent()).to.include('Grúas Norte').and.include('6 min (informado)').and.include('ganadora');
     expect(await page.locator('tr', { hasText: 'Grúas Sur' }).first().textContent()).to.include('25 min (estimado por distancia)');
     const delivery = page.locator('tr', { hasText: '/respuesta' });
-    expect(await delivery.textContent()).to.include('failed').and.include('500');
+    expect(await delivery.textContent()).to.include('fallida').and.include('500');
     expect(await page.getByRole('button', { name: /Reenviar/ }).count()).to.equal(0);
     expect(await page.content()).to.include('Aseguradora &lt;b&gt;Andina&lt;/b&gt;');
     await page.screenshot({ path: `${OUT}/operator-offer.png`, fullPage: true });
@@ -98,7 +97,10 @@ describe('the operator console in headless Chromium (issue 11)', function () {
     const page = await signIn('admin');
     await page.goto(`${app.url}/admin/console/ofertas/${codigo}`);
     await page.screenshot({ path: `${OUT}/admin-before.png`, fullPage: true });
-    await page.getByRole('button', { name: /Reenviar la entrega acceptance/ }).click();
+    await page.getByRole('button', { name: /Reenviar: Aviso de aceptación al generador/ }).click();
+    // D23: the 6.1 is sent once by the spec: the admin confirms, saying they understand it goes a second time
+    await page.getByLabel(/Entiendo que el generador recibirá/).check();
+    await page.getByRole('button', { name: 'Sí, reenviar' }).click();
     await page.getByText('Entrega reenviada: el receptor respondió 2xx.').waitFor();
     await page.screenshot({ path: `${OUT}/admin-resent.png`, fullPage: true });
     expect(rcv.calls).to.have.length(2);

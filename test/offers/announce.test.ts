@@ -15,7 +15,7 @@ import { stubMethod } from '../helpers/stub.js';
 
 describe('a transition announces itself after its commit', () => {
   let app: TestApp;
-  let published: Array<{ event: string; data: unknown }>;
+  let published: Array<{ audience: Audience; event: string; data: unknown }>;
   let restore: () => void;
   before(async () => {
     app = await startApp();
@@ -24,9 +24,16 @@ describe('a transition announces itself after its commit', () => {
   });
   beforeEach(() => {
     published = [];
-    restore = stubMethod(app.rt.events, 'publish', async (_audience: Audience, event: string, data: unknown) => {
-      published.push({ event, data });
+    const one = stubMethod(app.rt.events, 'publish', async (audience: Audience, event: string, data: unknown) => {
+      published.push({ audience, event, data });
     });
+    const many = stubMethod(app.rt.events, 'publishMany', async (messages) => {
+      published.push(...messages.map(({ audience, event, data }) => ({ audience, event, data })));
+    });
+    restore = () => {
+      one();
+      many();
+    };
   });
   afterEach(() => restore());
   after(async () => app.close());
@@ -45,9 +52,11 @@ describe('a transition announces itself after its commit', () => {
       seenBeforeCommit = published.length;
     });
     expect(seenBeforeCommit).to.equal(0);
-    expect(published).to.have.length(1);
-    expect(published[0]).to.deep.include({ event: 'offer.state' });
+    expect(published.map((p) => p.event)).to.deep.equal(['offer.state', 'offer.states']);
     expect(published[0].data).to.include({ uuid: offer.uuid, estado: 'NO_ASIGNADA', anterior: 'ABIERTA' });
+    // D23: the operators' console hears of it too, in one message per batch of moves
+    expect(published[1].audience).to.deep.equal({ kind: 'operators' });
+    expect((published[1].data as { cambios: unknown[] }).cambios).to.deep.equal([{ uuid: offer.uuid, estado: 'NO_ASIGNADA', anterior: 'ABIERTA' }]);
   });
 
   it('announces nothing when the transaction rolls back', async () => {

@@ -8,7 +8,7 @@ import { lockOffer, type TransitionInput } from '../../src/domain/offers/lifecyc
 import { transition } from '../../src/domain/offers/lifecycle/moves.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
-import { SWEEP_SCHEDULER_ID } from '../../src/queues/schedules.js';
+import { PRUNE_SCHEDULER_ID, SWEEP_SCHEDULER_ID, startSchedules } from '../../src/queues/schedules.js';
 import { createDelivery } from '../../src/db/stores/deliveries.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfter, sign } from '../../src/webhooks/send.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
@@ -241,10 +241,12 @@ describe('state notifications (D12)', () => {
   });
 
   describe('outbox sweeper', () => {
-    it('is scheduled by the worker role every SWEEP_INTERVAL_MS', async () => {
-      const scheduler = await app.rt.queues.get('state-notification').getJobScheduler(SWEEP_SCHEDULER_ID);
-      expect(scheduler?.name).to.equal('sweep');
-      expect(Number(scheduler?.every)).to.equal(app.rt.config.sweepIntervalMs);
+    it('is no longer a repeatable job in Redis (the reconcile runs it, D21): the worker role removes the old scheduler', async () => {
+      const queue = app.rt.queues.get('state-notification');
+      await queue.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: 60_000 }, { name: 'sweep', data: {} });
+      await startSchedules(app.rt);
+      expect(await queue.getJobScheduler(SWEEP_SCHEDULER_ID)).to.equal(undefined);
+      expect((await queue.getJobScheduler(PRUNE_SCHEDULER_ID))?.name).to.equal('prune');
     });
 
     it('re-enqueues a delivery left pending (lost enqueue) and leaves one whose job is still queued', async () => {

@@ -4,7 +4,8 @@
  * delivery to the same receiver still unfinished, moves the job to delayed
  * instead (not counted as a BullMQ attempt; the row counts every try). A
  * finished delivery wakes the next one to the same receiver.
- * state-notification/sweep: the outbox sweeper; prune: the delivery log's retention (D18), the
+ * state-notification/sweep: one outbox sweep (a job left by the former repeatable sweep; the reconcile,
+ * src/domain/outbox/reconcile.ts, runs the sweeper now); prune: the delivery log's retention (D18), the
  * tracking requests' and codes' (D14), and the customer's data (SMS, chat, survey comments, tracking
  * tokens: issue 29 item 9).
  */
@@ -66,5 +67,5 @@ export const prune: Handler<Payloads['prune']> = async (rt) => {
 
 export const sweep: Handler<Payloads['sweep']> = async (rt) => {
   const swept = await sweepOutbox(rt);
-  if (Object.values(swept).some((n) => n > 0)) rt.log.info({ swept }, 'outbox sweeper re-enqueued work');
+  if (Object.values(swept).some((n) => typeof n === 'number' && n > 0)) rt.log.info({ swept }, 'outbox sweeper re-enqueued work');
 };

@@ -75,6 +75,23 @@ export const OUTGOING: Record<string, { summary: string; data: unknown }> = {
     summary: 'To the other side of a service’s chat: its messages were read up to `hasta` (D14)',
     data: obj(['uuid', 'expediente', 'lector', 'hasta', 'leidoEn'], { uuid, expediente: str(64), lector: { enum: ['cliente', 'tecnico'] }, hasta: { type: 'integer' }, leidoEn: iso }),
   },
+  'technician.position': {
+    summary: 'To operators (D23): a technician reported its position (PUT /posicion-tecnico or its socket); the console’s live map moves it',
+    data: obj(['tecnicoId', 'estado', 'latitud', 'longitud', 'fecha'], {
+      tecnicoId: { type: 'integer' },
+      estado: { enum: ['libre', 'ocupado', 'no-disponible'] },
+      latitud: { type: 'number' },
+      longitud: { type: 'number' },
+      fecha: iso,
+    }),
+  },
+  'offer.states': {
+    summary: 'To operators (D23): offers that changed state, one message per batch of transitions; offers just distributed come as ABIERTA with anterior null',
+    data: obj(['cambios', 'fecha'], {
+      cambios: { type: 'array', items: obj(['uuid', 'estado', 'anterior'], { uuid, estado: str(20), anterior: { anyOf: [str(20), { type: 'null' }] } }) },
+      fecha: iso,
+    }),
+  },
   pong: { summary: 'Answer to ping', data: { type: 'object' } },
   error: { summary: 'A bad message; the connection stays open', data: obj(['message'], { message: str(2000), details: {} }) },
 };

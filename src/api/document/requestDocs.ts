@@ -169,6 +169,7 @@ export const REQUEST_EXAMPLES: Record<string, Record<string, unknown>> = {
   TrackingPageVerifyForm: { expediente: 'SV-7K3M9Q', code: '482913' },
   TrackingPageMessageForm: { texto: 'Estoy junto al carro gris' },
   TrackingPageSurveyForm: { rating: '5', comment: 'Muy amable' },
+  ConsoleResendForm: { confirmado: 'si', entiendo: 'si' },
   DeliveriesQuery: { estado: 'failed', page: '1' },
   CentralServicesQuery: { estado: 'ASIGNADA', page: '1' },
   WebhookTestInput: { tipo: 'estado' },

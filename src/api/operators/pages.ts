@@ -7,7 +7,7 @@ export const adminLoginPage = operation({
   method: 'get',
   path: '/admin/login',
   operationId: 'adminLoginPage',
-  summary: 'The operators’ login form (HTML)',
+  summary: 'The operators’ login form (HTML); `?next=` is where it leads once signed in, when it is a path of this site (D23)',
   tag: 'Operadores',
   auth: 'none',
   envelope: 'html',
@@ -18,7 +18,7 @@ export const adminLogin = operation({
   method: 'post',
   path: '/admin/login',
   operationId: 'adminLogin',
-  summary: 'Submit the operators’ login form: sets the operator cookie and goes to the queues board',
+  summary: 'Submit the operators’ login form: sets the operator cookie and goes to the console, or to `next` (a path of this site, D23)',
   tag: 'Operadores',
   auth: 'none',
   envelope: 'html',
@@ -43,4 +43,15 @@ export const adminQueues = operation({
   auth: 'operator',
   envelope: 'html',
   responses: { 200: html('The board'), 302: redirect('Not signed in: to the login form') },
+});
+
+export const adminLogout = operation({
+  method: 'post',
+  path: '/admin/logout',
+  operationId: 'adminLogout',
+  summary: 'Sign out: forgets the operator cookie and goes to the login form (D23)',
+  tag: 'Operadores',
+  auth: 'none',
+  envelope: 'html',
+  responses: { 303: redirect('Signed out: to the login form'), 403: html('Posted from another site') },
 });

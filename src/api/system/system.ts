@@ -138,14 +138,18 @@ export const docsAsset = operation({
   },
 });
 
-/** The map drawing shared by the console and the customer page (D23): one client module, served compiled. */
-export const mapAsset = operation({
+/** The pages' client modules (D23): the map drawing shared by the console and the customer page, and the console's map. */
+export const pageAsset = operation({
   method: 'get',
-  path: '/assets/map.js',
-  operationId: 'mapAsset',
-  summary: 'The pages’ map drawing (projection, scale bar, markers): an ES module, nothing fetched from outside (D23)',
+  path: '/assets/{file}',
+  operationId: 'pageAsset',
+  summary: 'The pages’ ES modules: `map.js` (projection, scale bar, markers; shared by the console and the customer page) and `console-map.js`; nothing fetched from outside (D23)',
   tag: 'Sistema',
   auth: 'none',
   envelope: 'system',
-  responses: { 200: { description: 'The module', contentType: 'application/javascript' } },
+  pathParams: { file: { description: 'map.js or console-map.js', maxLength: 64 } },
+  responses: {
+    200: { description: 'The module', contentType: 'application/javascript' },
+    404: { description: 'Not one of the modules: the unknown-route body (4.9)', schema: RouteNotFound },
+  },
 });

@@ -55,7 +55,6 @@ export function deliveryRow<O, R>(d: NewDelivery<O, R>) {
 export type DeliveryRow = ReturnType<typeof deliveryRow<string | null, number>>;
 /** A row written already claimed (claimedAtWrite). */
 type ClaimedRow = Omit<DeliveryRow, 'state'> & { state: 'sending'; sentAt: Date };
-
 /** A row claimed for sending, with its receiver's key and secret as they are now. */
 export interface ClaimedDelivery {
   id: string;
@@ -78,14 +77,16 @@ export interface ClaimedDelivery {
 }
 
 /**
- * A pending row claimed as it is written, in the transaction that plans it:
- * sending, its first attempt, sent now. For a sender that holds a place to
- * send it right after the commit (the closing batch's 6.1): the claim costs
- * no statement of its own, and it is still claimed once. What the send needs
- * comes with it; the receiver's key and secret are read with the batch.
+ * What the send of a pending row needs, built as the row is written, for a
+ * sender that holds a place to send it right after the commit (the closing
+ * batch's 6.1): its first attempt. The row itself stays pending: it is
+ * claimed only just before its request goes out (markSending), so a sender
+ * that dies before then leaves it to whoever recovers it, who sends it (issue
+ * 30, item 7: at most once costs only what is on the wire). The receiver's
+ * key and secret are read with the batch.
  */
-export function claimedAtWrite(row: DeliveryRow, receiver: { apiKey: string | null; secret: string | null }): { row: ClaimedRow; claimed: ClaimedDelivery } {
-  const claimed: ClaimedDelivery = {
+export function toSend(row: DeliveryRow, receiver: { apiKey: string | null; secret: string | null }): ClaimedDelivery {
+  return {
     id: row.id,
     url: row.url,
     method: row.method,
@@ -100,7 +101,27 @@ export function claimedAtWrite(row: DeliveryRow, receiver: { apiKey: string | nu
     // its URL was read from the profile in this very transaction
     profile: null,
   };
-  return { row: { ...row, state: 'sending', attempts: 1, sentAt: new Date() }, claimed };
+}
+
+/**
+ * A pending row claimed as it is written, for a caller that sends it at once in the same request (the test
+ * notification, D23): sending, its first attempt, sent now. Not for a batch written before its sends start
+ * (toSend and markSending: a claim made before the request is on its way is lost with a process that dies).
+ */
+export function claimedAtWrite(row: DeliveryRow, receiver: { apiKey: string | null; secret: string | null }): { row: ClaimedRow; claimed: ClaimedDelivery } {
+  return { row: { ...row, state: 'sending', attempts: 1, sentAt: new Date() }, claimed: toSend(row, receiver) };
+}
+
+const MARK_SENDING = prepared(`update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()
+     where d.id = any($1::uuid[]) and d.state = 'pending' returning d.id`);
+
+/**
+ * D5: claims, in one statement, the pending rows whose requests go out now, together (toSend's); returns the ids
+ * claimed. A row someone else claimed meanwhile is not returned: its sender is that one.
+ */
+export async function markSending(em: EntityManager, ids: readonly string[]): Promise<string[]> {
+  if (!ids.length) return [];
+  return (await sql<{ id: string }>(em, MARK_SENDING, [ids])).map((r) => r.id);
 }
 
 /** Rows given as one JSON array, inserted in its order. */
@@ -113,11 +134,11 @@ const INSERT_DELIVERIES = prepared(`insert into webhook_delivery (id, offer_uuid
       order by e.n`);
 
 /**
- * The rows of PUTs (deliveryRow, or claimedAtWrite's) in one INSERT, outside
+ * The rows of PUTs (deliveryRow's, or claimedAtWrite's) in one INSERT, outside
  * the unit of work, through the driver (src/db/sql.ts), in the order given:
  * `seq` follows it, and D12 sends an offer's notices to one URL in that order.
  */
-export async function insertDeliveries(em: EntityManager, rows: Array<DeliveryRow | ClaimedRow>): Promise<void> {
+export async function insertDeliveries(em: EntityManager, rows: ReadonlyArray<DeliveryRow | ClaimedRow>): Promise<void> {
   if (!rows.length) return;
   const records = rows.map((r) => ({
     id: r.id,

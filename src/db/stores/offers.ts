@@ -486,3 +486,107 @@ export async function centralServicesPage(
   const total = rows[0]?.total ?? 0;
   return { rows: rows.filter((r) => r.uuid !== null).map(({ total: _t, ...r }) => ({ ...r, createdAt: new Date(r.createdAt) })), total };
 }
+
+/** An open offer, or a service whose technician is on the way, on the operators' live map (D23). */
+export interface MapOfferRow {
+  uuid: string;
+  state: string;
+  codigoServicio: string | null;
+  tipo: string;
+  direccion: string | null;
+  ciudad: string | null;
+  originLat: number;
+  originLng: number;
+  deadlineAt: string | null;
+  generador: string;
+  technicianId: number | null;
+  tecnico: string | null;
+  techLat: number | null;
+  techLng: number | null;
+  techPositionAt: string | null;
+}
+
+const MAP_OFFER_COLUMNS = `o.uuid, o.state, o.codigo_servicio as "codigoServicio", st.type as tipo, o.direccion_origen as direccion, o.ciudad,
+       o.origin_lat as "originLat", o.origin_lng as "originLng", o.deadline_at as "deadlineAt", coalesce(g.business_name, g.username) as generador,
+       t.id as "technicianId", t.names as tecnico, t.lat as "techLat", t.lng as "techLng", t.position_at as "techPositionAt"
+  from offer o join service_type st on st.id = o.service_type_id join api_user g on g.id = o.generator_id
+  left join technician t on t.id = o.assigned_technician_id`;
+
+// Each half by its own partial index (offer_open_created_index, offer_active_index).
+const MAP_OFFERS = prepared(`
+  (select ${MAP_OFFER_COLUMNS} where o.state = 'ABIERTA' order by o.created_at desc limit $1)
+  union all
+  (select ${MAP_OFFER_COLUMNS} where o.state in ('ASIGNADA', 'EN_CAMINO') order by o.created_at desc limit $1)`);
+
+/** The open offers and the services on the way (ASIGNADA, EN_CAMINO) with their technician's position: one statement, at most `limit` of each. */
+export async function offersForMap(em: EntityManager, limit: number): Promise<MapOfferRow[]> {
+  return sql<MapOfferRow>(em, MAP_OFFERS, [limit]);
+}
+
+/** A service in the operators' work queue (D23), with its facts. */
+export interface WorkQueueRow {
+  uuid: string;
+  state: string;
+  codigoServicio: string | null;
+  tipo: string;
+  direccion: string | null;
+  ciudad: string | null;
+  createdAt: string;
+  deadlineAt: string | null;
+  lastChangeAt: string;
+  generador: string;
+  central: string | null;
+  technicianId: number | null;
+  tecnico: string | null;
+  tecnicoIdentificador: string | null;
+  techLat: number | null;
+  techLng: number | null;
+  techPositionAt: string | null;
+  chatMessages: number;
+  chatLastAt: string | null;
+  smsSent: number;
+  smsFailed: number;
+  surveyRating: number | null;
+  failedDeliveries: number;
+}
+
+// The candidates each by an index: the active services (offer_active_index), the windows past their deadline
+// (offer_open_deadline_index), the offers with a delivery failed since $2 (webhook_delivery_failed_created_index);
+// then each one's facts by its offer's indexes.
+const WORK_QUEUE = prepared(`
+  with picked as (
+    select o.uuid from offer o where o.state in ('ASIGNADA', 'EN_CAMINO', 'EN_SITIO')
+    union
+    select o.uuid from offer o where o.state = 'ABIERTA' and o.deadline_at < $1
+    union
+    select d.offer_uuid from webhook_delivery d where d.state = 'failed' and d.created_at >= $2 and d.offer_uuid is not null
+  )
+  select o.uuid, o.state, o.codigo_servicio as "codigoServicio", st.type as tipo, o.direccion_origen as direccion, o.ciudad,
+         o.created_at as "createdAt", o.deadline_at as "deadlineAt", coalesce(lt.at, o.updated_at) as "lastChangeAt",
+         coalesce(g.business_name, g.username) as generador, c.name as central,
+         t.id as "technicianId", t.names as tecnico, t.identifier as "tecnicoIdentificador", t.lat as "techLat", t.lng as "techLng", t.position_at as "techPositionAt",
+         (select count(*)::int from chat_message m where m.offer_uuid = o.uuid) as "chatMessages",
+         (select max(m.enviado_en) from chat_message m where m.offer_uuid = o.uuid) as "chatLastAt",
+         (select count(*)::int from sms_message s where s.offer_uuid = o.uuid and s.state = 'sent') as "smsSent",
+         (select count(*)::int from sms_message s where s.offer_uuid = o.uuid and s.state = 'failed') as "smsFailed",
+         sv.rating as "surveyRating",
+         (select count(*)::int from webhook_delivery d where d.offer_uuid = o.uuid and d.state = 'failed' and d.created_at >= $2) as "failedDeliveries"
+    from picked p
+    join offer o on o.uuid = p.uuid
+    join service_type st on st.id = o.service_type_id
+    join api_user g on g.id = o.generator_id
+    left join central c on c.id = o.assigned_central_id
+    left join technician t on t.id = o.assigned_technician_id
+    left join service_survey sv on sv.offer_uuid = o.uuid
+    left join lateral (select tr.at from offer_transition tr where tr.offer_uuid = o.uuid order by tr.id desc limit 1) lt on true
+   order by o.created_at desc
+   limit $3`);
+
+/**
+ * The work queue's services (D23): every active one (ASIGNADA, EN_CAMINO, EN_SITIO), every window still open
+ * past `lateBefore`, every offer with a delivery failed since `failedSince`; with their facts, newest first, at
+ * most `limit`. One statement.
+ */
+export async function workQueueRows(em: EntityManager, lateBefore: Date, failedSince: Date, limit: number): Promise<WorkQueueRow[]> {
+  return sql<WorkQueueRow>(em, WORK_QUEUE, [lateBefore.toISOString(), failedSince.toISOString(), limit]);
+}

@@ -284,3 +284,29 @@ export async function explainCandidatesMany(em: EntityManager, qs: readonly Keye
   const { statement, params } = candidatesManySql(qs);
   return inPlanSettings(em, (tem) => driverSql<{ 'QUERY PLAN': unknown }>(tem, `explain (${options}) ${statement.text}`, params));
 }
+
+/** A technician on the operators' live map (D23). */
+export interface MapTechnicianRow {
+  id: number;
+  names: string;
+  identifier: string | null;
+  central: string;
+  lat: number;
+  lng: number;
+  positionAt: string;
+  available: boolean;
+  busyOfferUuid: string | null;
+}
+
+const MAP_TECHNICIANS = prepared(`
+  select t.id, t.names, t.identifier, c.name as central, t.lat, t.lng, t.position_at as "positionAt", t.available,
+         t.busy_offer_uuid as "busyOfferUuid"
+    from technician t join central c on c.id = t.central_id
+   where t.status = 'ACTIVO' and t.lat is not null and t.position_at >= $1
+   order by t.position_at desc
+   limit $2`);
+
+/** The active technicians with a position reported since `since`, freshest first, at most `limit` (one statement). */
+export async function techniciansForMap(em: EntityManager, since: Date, limit: number): Promise<MapTechnicianRow[]> {
+  return sql<MapTechnicianRow>(em, MAP_TECHNICIANS, [since.toISOString(), limit]);
+}

@@ -13,6 +13,7 @@
  * assigned service to INACTIVA. Two resends of one delivery at once: the
  * second is refused while the first is in flight.
  */
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Runtime } from '../ports.js';
 import { openResendAttempt, resendableDelivery } from '../../db/stores/deliveries.js';
 import { resendOnce } from '../../webhooks/dispatch.js';
@@ -29,15 +30,32 @@ export interface Resent {
   error: string | null;
 }
 
+/** What a resend would send, for the console's confirmation (D23): refused as the resend would be for who asks. */
+export async function resendTarget(
+  em: EntityManager,
+  input: { deliveryId: string; operator: { role: string } },
+): Promise<{ id: string; kind: string; url: string; offerUuid: string | null }> {
+  if (input.operator.role !== 'admin') throw new DomainError('delivery.admin-only');
+  if (!UUID_RE.test(input.deliveryId)) throw new DomainError('delivery.not-found', { id: input.deliveryId.slice(0, 64) });
+  const row = await resendableDelivery(em, input.deliveryId);
+  if (!row) throw new DomainError('delivery.not-found', { id: input.deliveryId });
+  return { id: row.id, kind: row.kind, url: row.url, offerUuid: row.offerUuid };
+}
+
+/**
+ * `understood` (D23): the acceptance notice (6.1) is sent once by the spec; an admin resends it only saying they
+ * understand the generator gets it a second time. Omitted (callers that are not the console): not asked.
+ */
 export async function resendDelivery(
   rt: Pick<Runtime, 'orm' | 'config' | 'log'>,
-  input: { deliveryId: string; operator: { username: string; role: string } },
+  input: { deliveryId: string; operator: { username: string; role: string }; understood?: boolean },
 ): Promise<Resent> {
   if (input.operator.role !== 'admin') throw new DomainError('delivery.admin-only');
   if (!UUID_RE.test(input.deliveryId)) throw new DomainError('delivery.not-found', { id: input.deliveryId.slice(0, 64) });
   const em = rt.orm.em.fork();
   const row = await resendableDelivery(em, input.deliveryId);
   if (!row) throw new DomainError('delivery.not-found', { id: input.deliveryId });
+  if (input.understood === false && row.kind === 'acceptance') throw new DomainError('delivery.consent-needed', { id: row.id });
   if (row.state !== 'ok' && row.state !== 'failed') throw new DomainError('delivery.in-flight', { id: input.deliveryId, state: row.state });
   const actor = `operator:${input.operator.username}`;
   // another resend of it still waiting for its answer (at most the webhook timeout and a margin)

@@ -17,13 +17,14 @@
  * offer done with one read).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Runtime } from '../ports.js';
+import type { BusMessage, Runtime } from '../ports.js';
 import { claimPendingOfOffers, deliveryRow, insertDeliveries, type DeliveryRow } from '../../db/stores/deliveries.js';
 import { distributionSeen, lockDistributionBatch, type DistributionBatchOffer } from '../../db/stores/offers.js';
 import { centralReceivers } from '../../db/stores/parties.js';
 import { claimUnnotifiedTechnicians, recipientCounts, recordRecipients as insertRecipients, type RecipientRow } from '../../db/stores/recipients.js';
 import { profileEndpoint, recordAttempts, sendDelivery, type SendConfig } from '../../webhooks/dispatch.js';
 import { afterCommit } from '../offers/lifecycle/announce.js';
+import { operatorStatesMessage } from '../offers/lifecycle/events.js';
 import { findCandidatesMany } from './candidates.js';
 import { km, offerFields, offerPushBody } from './payload.js';
 
@@ -80,7 +81,9 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     return null;
   }
   const { offers, counts } = locked;
-  const published = await publishToTechnicians(rt, em, offers);
+  // D23: the operators' console hears of the batch's offers in the same pipeline as the technicians' offer.new
+  const opened = operatorStatesMessage(offers.map((o) => ({ uuid: o.uuid, estado: 'ABIERTA', anterior: null })), new Date().toISOString());
+  const published = await publishToTechnicians(rt, em, offers, opened);
   const pushes = await pushToCentrals(em, offers.map((o) => o.uuid), rt.config);
   // The other offers' own jobs would only find them done: withdrawn once everything is sent (a job already
   // running ends with its one read; if this process dies before, they run and find what is left).
@@ -193,11 +196,11 @@ async function pushToCentrals(em: EntityManager, offerUuids: readonly string[], 
 /**
  * Claims the technicians not yet notified, of every offer (one UPDATE), and
  * publishes `offer.new` to each, nearest first (D10), as one bus message per
- * offer in one pipeline; returns how many per offer. When the publish fails,
+ * offer in one pipeline with `also` (the operators' `offer.states`, D23); returns how many per offer. When the publish fails,
  * none is counted (the rows stay claimed, as one failed publish did before:
  * real-time delivery is fire-and-forget).
  */
-async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: readonly BatchOffer[]): Promise<Map<string, number>> {
+async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: readonly BatchOffer[], also: BusMessage): Promise<Map<string, number>> {
   const claimed = await claimUnnotifiedTechnicians(em, offers.map((o) => o.uuid));
   const byOffer = new Map<string, Array<{ technician_id: number; distance_km: number }>>();
   for (const r of claimed) {
@@ -208,11 +211,10 @@ async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: read
   // nearest first across the offer's centrals (each row's technicians are already in that order)
   for (const rows of byOffer.values()) rows.sort((a, b) => a.distance_km - b.distance_km);
   const out = new Map<string, number>();
-  if (!byOffer.size) return out;
   try {
-    // one bus message per offer, nearest first, each technician with its own distance (perTechnician)
-    await rt.events.publishMany(
-      offers
+    // one bus message per offer, nearest first, each technician with its own distance (perTechnician); then `also`
+    await rt.events.publishMany([
+      ...offers
         .filter((o) => byOffer.has(o.uuid))
         .map((offer) => {
           const rows = byOffer.get(offer.uuid)!;
@@ -223,7 +225,8 @@ async function publishToTechnicians(rt: Runtime, em: EntityManager, offers: read
             each: Object.fromEntries(rows.map((r) => [String(r.technician_id), { distance: Number(r.distance_km) }])),
           };
         }),
-    );
+      also,
+    ]);
     for (const [uuid, rows] of byOffer) out.set(uuid, rows.length);
   } catch (err) {
     rt.log.warn({ err, offers: byOffer.size, technicians: [...byOffer.values()].reduce((n, rows) => n + rows.length, 0) }, 'offer.new not published');

@@ -69,7 +69,8 @@ export function operatorAuth(em: EmProvider, jwtSecret: string, loginPath: strin
     const token = bearerToken(ctx) ?? ctx.cookies.get(OPERATOR_COOKIE);
     const op = token ? await operatorOfToken(em(), token, jwtSecret) : null;
     if (!op) {
-      if (ctx.accepts('json', 'html') === 'html') return ctx.redirect(loginPath);
+      // a page asked for by a browser: to the form, which brings the operator back here once signed in (D23)
+      if (ctx.accepts('json', 'html') === 'html') return ctx.redirect(ctx.method === 'GET' ? `${loginPath}?next=${encodeURIComponent(ctx.originalUrl)}` : loginPath);
       throw new HttpError(401, { status: false, msg: OPERATOR_LOGIN_REQUIRED });
     }
     ctx.state.operator = op;

@@ -1,26 +1,43 @@
 /**
- * GET /assets/map.js (D23): the map drawing shared by the console and the
- * customer page, served as the compiled ES module that sits beside the server
- * code (src/http/views/assets/map.ts), so both ends run the same code.
+ * GET /assets/{file} (D23): the pages' client modules, served as the compiled
+ * ES modules that sit beside the server code (src/http/views/assets/), so the
+ * server's first paint and the browser's live updates run the same code:
+ * `map.js` (the drawing shared by the console and the customer page) and
+ * `console-map.js` (the console's map and table, importing `./map.js`).
  */
 import { readFile } from 'node:fs/promises';
-import { mapAsset } from '../../api/system/system.js';
+import { pageAsset } from '../../api/system/system.js';
 import type { AppContext } from '../context.js';
 import { route, type Route } from '../mount.js';
 
-const MAP_FILE = new URL('../views/assets/map.js', import.meta.url);
-let map: Promise<string> | null = null;
+/** URL name → compiled file beside this one's folder. */
+const MODULES: Readonly<Record<string, string>> = { 'map.js': 'map.js', 'console-map.js': 'consoleMap.js' };
+const cache = new Map<string, Promise<string>>();
 
-/** The compiled module without its source-map comment (the map file is not served). */
-const mapModule = () => (map ??= readFile(MAP_FILE, 'utf8').then((s) => s.split('\n').filter((line) => !line.startsWith('//# sourceMappingURL=')).join('\n')));
+/** The compiled module without its source-map comment (map files are not served). */
+function load(file: string): Promise<string> {
+  let text = cache.get(file);
+  if (!text) {
+    text = readFile(new URL(`../views/assets/${file}`, import.meta.url), 'utf8').then((s) =>
+      s
+        .split('\n')
+        .filter((line) => !line.startsWith('//# sourceMappingURL='))
+        .join('\n'),
+    );
+    cache.set(file, text);
+  }
+  return text;
+}
 
 export function assetRoutes(): Route[] {
   return [
-    route(mapAsset, async (ctx: AppContext) => {
+    route(pageAsset, async (ctx: AppContext) => {
+      const file = String(ctx.params.file ?? '');
+      if (!Object.hasOwn(MODULES, file)) return undefined; // unknown route (404 body of 4.9)
       ctx.type = 'application/javascript; charset=utf-8';
       ctx.set('Cache-Control', 'no-cache');
       ctx.set('X-Content-Type-Options', 'nosniff');
-      return mapModule();
+      return load(MODULES[file]);
     }),
   ];
 }

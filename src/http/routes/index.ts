@@ -7,10 +7,10 @@
 import { OPERATIONS } from '../../api/operations.js';
 import type { Runtime } from '../../domain/ports.js';
 import { operationRoutes, type Route } from '../mount.js';
-import { BOARD_PATH } from './admin.js';
 import { adminLoginRoutes } from './adminLogin.js';
 import { assetRoutes } from './assets.js';
 import { consoleRoutes } from './console.js';
+import { CONSOLE_PATH } from '../views/consolePage.js';
 import { docsRoutes } from './docs.js';
 import { healthRoutes } from './health.js';
 import { metricsRoutes } from './metrics.js';
@@ -23,7 +23,7 @@ export function systemRoutes(rt: Runtime): Route[] {
 
 /** The operators' login form (form bodies, parsed by its own route) and the operator console. */
 export function adminRoutes(rt: Runtime): Route[] {
-  return [...adminLoginRoutes(rt, BOARD_PATH), ...consoleRoutes(rt)];
+  return [...adminLoginRoutes(rt, CONSOLE_PATH), ...consoleRoutes(rt)];
 }
 
 /** Every route under /api/v3 (JSON bodies): the login (Koa-shaped: a cookie, the per-IP limit) and every transport-neutral operation. */

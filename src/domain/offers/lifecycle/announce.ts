@@ -14,7 +14,7 @@ import type { EventSubscriber, TransactionEventArgs } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Runtime } from '../../ports.js';
 import { enqueueStateNotification } from '../../notifications/enqueue.js';
-import { publishOfferEvent, publishOfferEvents } from './events.js';
+import { operatorStatesMessage, publishOfferEvents } from './events.js';
 import type { TransitionResult } from './stateMachine.js';
 
 export interface OfferRef {
@@ -67,7 +67,7 @@ export async function afterCommit(rt: Runtime, step: string, context: Record<str
 
 /**
  * What transitions declare: their state notifications' jobs, then their live
- * `offer.state` events. Consecutive moves of one transaction (a batch of
+ * `offer.state` events, and one `offer.states` to operators (D23). Consecutive moves of one transaction (a batch of
  * closing windows) are announced together: the jobs added at once on the one
  * connection (Redis keeps their order) and the events in one pipeline, in the
  * order of the moves, instead of a round trip waited for per job and event.
@@ -82,8 +82,11 @@ export async function announceTransitions(rt: Runtime, moves: readonly Announcem
   );
   const fecha = new Date().toISOString();
   const events = moves.map(({ offer, result }) => ({ offer, event: 'offer.state' as const, data: { estado: result.to, anterior: result.from, fecha } }));
-  if (events.length === 1) await publishOfferEvent(rt, events[0].offer, events[0].event, events[0].data);
-  else await publishOfferEvents(rt, events);
+  const operators = operatorStatesMessage(
+    moves.map(({ offer, result }) => ({ uuid: offer.uuid, estado: result.to, anterior: result.from })),
+    fecha,
+  );
+  await publishOfferEvents(rt, events, [operators]);
 }
 
 /** Declares the announcement of a move on the transaction that makes it. */

@@ -30,9 +30,17 @@ export async function publishOfferEvent(rt: Runtime, offer: OfferRef, event: Off
   await sent.catch((err: unknown) => rt.log.warn({ err, uuid: offer.uuid, event }, 'offer event not published'));
 }
 
-/** Several offers' events in one round trip (a pipeline), in the order given (a batch of closing windows). */
-export async function publishOfferEvents(rt: Runtime, events: readonly OfferEventOf[]): Promise<void> {
+/** Several offers' events in one round trip (a pipeline), in the order given (a batch of closing windows), then `also`. */
+export async function publishOfferEvents(rt: Runtime, events: readonly OfferEventOf[], also: readonly BusMessage[] = []): Promise<void> {
   await rt.events
-    .publishMany(events.map(message))
+    .publishMany([...events.map(message), ...also])
     .catch((err: unknown) => rt.log.warn({ err, uuids: [...new Set(events.map((e) => e.offer.uuid))] }, 'offer events not published'));
+}
+
+/**
+ * D23: the operators' sockets hear of every batch of transitions in one message (`offer.states`), so the console's
+ * map and work queue follow the market at the cost of one more publish per batch, not one per offer.
+ */
+export function operatorStatesMessage(changes: ReadonlyArray<{ uuid: string; estado: string; anterior: string | null }>, fecha: string): BusMessage {
+  return { audience: { kind: 'operators' }, event: 'offer.states', data: { cambios: changes, fecha } };
 }

@@ -42,8 +42,8 @@ export function distanceMeters(a: LatLng, b: LatLng): number {
   return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-/** The zoom steps, in ground metres per pixel at the view's centre: 1, 2, 5, 10, 20, 50 … 20 000. */
-export const ZOOM_STEPS: readonly number[] = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000];
+/** The zoom steps, in ground metres per pixel at the view's centre: 1, 1.5, 2, 3, 4, 5, 7, 10, 15 … 20 000 (the bar stays round). */
+export const ZOOM_STEPS: readonly number[] = [1, 10, 100, 1000].flatMap((k) => [1, 1.5, 2, 3, 4, 5, 7].map((m) => m * k)).concat([10000, 15000, 20000]);
 /** The scale bar's lengths, in metres. */
 const BAR_STEPS: readonly number[] = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000, 1000000];
 
@@ -153,6 +153,11 @@ export function fitView(points: readonly LatLng[], size: { width: number; height
   return makeView(width, height, center, step);
 }
 
+/** A view of `size` centred on `center` at `metersPerPixel` (a view the user zoomed, kept as the drawing resizes). */
+export function viewAt(center: LatLng, metersPerPixel: number, size: { width: number; height: number }): View {
+  return makeView(size.width, size.height, center, metersPerPixel);
+}
+
 /** One zoom step finer (-1) or coarser (+1), same centre. */
 export function zoomView(v: View, dir: -1 | 1): View {
   const i = ZOOM_STEPS.indexOf(v.metersPerPixel);
@@ -179,6 +184,8 @@ export interface Marker {
   title?: string;
   /** an id for the group, so scripts and tests find it */
   id?: string;
+  /** `data-*` attributes for scripts (e.g. a countdown's end) */
+  data?: Readonly<Record<string, string>>;
 }
 
 export interface Route {
@@ -220,7 +227,11 @@ export function markerSvg(v: View, m: Marker): string {
   const label = m.label
     ? `<text x="11" y="4" font-size="12" font-weight="600" fill="#111827" stroke="#fff" stroke-width="3" paint-order="stroke">${esc(m.label)}</text>`
     : '';
-  return `<g class="marcador ${m.kind}"${id} data-kind="${m.kind}" data-lat="${m.at.lat}" data-lng="${m.at.lng}" transform="translate(${n(q.x)} ${n(q.y)})">${title}${shape(m.kind)}${label}</g>`;
+  const data = Object.entries(m.data ?? {})
+    .filter(([k]) => /^[a-z][a-z0-9-]*$/.test(k))
+    .map(([k, v]) => ` data-${k}="${esc(v)}"`)
+    .join('');
+  return `<g class="marcador ${m.kind}"${id}${data} data-kind="${m.kind}" data-lat="${m.at.lat}" data-lng="${m.at.lng}" transform="translate(${n(q.x)} ${n(q.y)})">${title}${shape(m.kind)}${label}</g>`;
 }
 
 /** A dashed line from a technician to where they are going. */
