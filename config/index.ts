@@ -38,6 +38,16 @@ const VARS = {
   TRUST_PROXY_HOPS: { key: 'trustProxyHops', type: 'integer', default: null, minimum: 1, maximum: 10 },
   DATABASE_URL: { key: 'databaseUrl', type: 'string', default: 'postgres://postgres@127.0.0.1:5432/broker', pattern: '^postgres(ql)?://' },
   REDIS_URL: { key: 'redisUrl', type: 'string', default: 'redis://127.0.0.1:6379', pattern: '^rediss?://' },
+  /** a Redis Cluster's seed nodes, comma-separated host:port (D22); set, every connection is a cluster client and REDIS_URL gives only the password and TLS */
+  /** with REDIS_CLUSTER_NODES: the address each master announces mapped to the one to reach it by (NAT, a proxy): `10.0.0.5:7000=redis-a:7000,…` */
+  REDIS_CLUSTER_NAT_MAP: { key: 'redisClusterNatMap', type: 'string', default: '', pattern: '^\\s*$|^\\s*[^\\s,:=]+:[0-9]{1,5}=[^\\s,:=]+:[0-9]{1,5}\\s*(,\\s*[^\\s,:=]+:[0-9]{1,5}=[^\\s,:=]+:[0-9]{1,5}\\s*)*$' },
+  REDIS_CLUSTER_NODES: { key: 'redisClusterNodes', type: 'string', default: '', pattern: '^\\s*$|^\\s*[^\\s,:]+:[0-9]{1,5}\\s*(,\\s*[^\\s,:]+:[0-9]{1,5}\\s*)*$' },
+  /** D21 (issue 30): a command of a process's own Redis connection not answered within this (ms) fails (a 503 or a logged step), and a PING not answered within it drops the connection; 0: no limit (the PING's: 3 s) */
+  REDIS_COMMAND_TIMEOUT_MS: { key: 'redisCommandTimeoutMs', type: 'integer', default: 2000, minimum: 0 },
+  /** D21: opening a PostgreSQL connection, or waiting for one of the pool, gives up after this (ms) */
+  DB_CONNECT_TIMEOUT_MS: { key: 'dbConnectTimeoutMs', type: 'integer', default: 3000, minimum: 1 },
+  /** D21: a statement PostgreSQL does not answer within this (ms) fails on the client (a stalled connection); 0: no limit */
+  DB_QUERY_TIMEOUT_MS: { key: 'dbQueryTimeoutMs', type: 'integer', default: 15000, minimum: 0 },
   OFFER_RESPONSE_WINDOW_MS: { key: 'offerResponseWindowMs', type: 'integer', default: 30000, minimum: 1 },
   OFFER_MAX_OPEN_MS: { key: 'offerMaxOpenMs', type: 'integer', default: 900000, minimum: 1 },
   REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', type: 'integer', default: 60000, minimum: 1 },
@@ -95,10 +105,20 @@ const VARS = {
   NOTIFICATION_BACKOFF_MS: { key: 'notificationBackoffMs', type: 'integer', default: 1000, minimum: 1 },
   /** 6.1 sends a worker taking webhook-dispatch jobs starts itself right after its selections' commit; beyond, and 0: through the queue */
   ACCEPTANCE_SENDS_IN_FLIGHT: { key: 'acceptanceSendsInFlight', type: 'integer', default: 50, minimum: 0, maximum: 1000 },
-  /** how often the outbox sweeper runs (ms); 0 turns it off */
-  SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 30000, minimum: 0 },
+  /** how often each worker process runs the reconcile (outbox sweeper, schedules; src/domain/outbox/reconcile.ts) (ms); 0 turns it off */
+  SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 5000, minimum: 0 },
   /** a bearer token a Prometheus scraper may use for GET /metrics (operators use their session); empty: none */
   METRICS_TOKEN: { key: 'metricsToken', type: 'string', default: '', secret: true, pattern: '^(.{16,})?$' },
+  /** after provisioning gives an API user a new key, how long the previous one still authenticates (seconds, D24) */
+  API_KEY_GRACE_S: { key: 'apiKeyGraceS', type: 'integer', default: 86400, minimum: 0, maximum: 2592000 },
+  /** how long SMS rows (sms_message) are kept, in days */
+  SMS_RETENTION_DAYS: { key: 'smsRetentionDays', type: 'integer', default: 30, minimum: 1 },
+  /** how long chat messages are kept after they were sent, in days */
+  CHAT_RETENTION_DAYS: { key: 'chatRetentionDays', type: 'integer', default: 90, minimum: 1 },
+  /** how long a survey's free-text comment is kept, in days (the rating stays: technicians' rates average it) */
+  SURVEY_COMMENT_RETENTION_DAYS: { key: 'surveyCommentRetentionDays', type: 'integer', default: 180, minimum: 1 },
+  /** how long a customer's tracking token row is kept after it expired, in days */
+  TRACKING_TOKEN_RETENTION_DAYS: { key: 'trackingTokenRetentionDays', type: 'integer', default: 1, minimum: 0 },
   /** how long the delivery log (every webhook attempt) is kept, in days (D18: at least 30) */
   DELIVERY_RETENTION_DAYS: { key: 'deliveryRetentionDays', type: 'integer', default: 30, minimum: 30 },
   /** SMS provider for tracking codes (D16): outbox (offline table), http or twilio */
@@ -112,6 +132,12 @@ const VARS = {
   SMS_TIMEOUT_MS: { key: 'smsTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
   /** tries of one SMS before it is recorded as failed (exponential backoff from 1 s) */
   SMS_ATTEMPTS: { key: 'smsAttempts', type: 'integer', default: 4, minimum: 1, maximum: 20 },
+  /** tracking-code SMS one generator's services may send in 24 hours (D24); beyond it nothing is sent and the answer does not change */
+  SMS_DAILY_BUDGET: { key: 'smsDailyBudget', type: 'integer', default: 1000, minimum: 0 },
+  /** comma-separated E.164 prefixes an SMS may go to (D24); any other destination is not sent to */
+  SMS_ALLOWED_PREFIXES: { key: 'smsAllowedPrefixes', type: 'string', default: '+57', pattern: '^\\s*\\+[0-9]{1,15}\\s*(,\\s*\\+[0-9]{1,15}\\s*)*$' },
+  /** the country calling code a phone written without `+` is read in (national numbers, D24) */
+  SMS_COUNTRY_CODE: { key: 'smsCountryCode', type: 'string', default: '57', pattern: '^[1-9][0-9]{0,2}$' },
   /** tracking codes sent to one phone per day, whatever the expediente (D16: no SMS flood) */
   SMS_DAILY_CAP_PER_PHONE: { key: 'smsDailyCapPerPhone', type: 'integer', default: 10, minimum: 1 },
   /** tracking code requests and code checks per client IP in TRACKING_LIMIT_WINDOW_S, API and customer page together (then 429) */
@@ -172,11 +198,17 @@ type Derived = { readonly [N in keyof Vars as Vars[N]['key']]: ValueOf<Vars[N]> 
  * The one typed configuration object (STYLE 12), derived from VARS; the two
  * outbound-target variables are read into their final shape by loadConfig.
  */
-export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues' | 'trustProxyHops'> & {
+export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues' | 'trustProxyHops' | 'redisClusterNodes' | 'redisClusterNatMap' | 'smsAllowedPrefixes'> & {
   /** D24: the client is this many X-Forwarded-For entries from the right (TRUST_PROXY_HOPS; 1 when unset) */
   readonly trustProxyHops: number;
   /** whether TRUST_PROXY_HOPS was set (production with TRUST_PROXY and no hops says so at start) */
   readonly trustProxyHopsSet: boolean;
+  /** SMS_ALLOWED_PREFIXES read into its prefixes (`+57`, …) */
+  readonly smsAllowedPrefixes: readonly string[];
+  /** REDIS_CLUSTER_NODES read into seed nodes; empty: one Redis at REDIS_URL */
+  readonly redisClusterNodes: ReadonlyArray<{ readonly host: string; readonly port: number }>;
+  /** REDIS_CLUSTER_NAT_MAP read into ioredis's natMap: announced `host:port` → where to connect */
+  readonly redisClusterNatMap: Readonly<Record<string, { readonly host: string; readonly port: number }>>;
   /** tenants' URLs may name private, loopback or link-local addresses (default: outside production only) */
   readonly outboundAllowPrivate: boolean;
   /** host names and CIDRs tenants' URLs may reach whatever their range (OUTBOUND_ALLOW_HOSTS, comma-separated) */
@@ -252,12 +284,48 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const unknownQueues = queues.filter((q) => !(QUEUE_NAMES as readonly string[]).includes(q));
   if (unknownQueues.length) problems.push(`WORKER_QUEUES names unknown queues: ${unknownQueues.join(', ')} (known: ${QUEUE_NAMES.join(', ')})`);
   out.workerQueues = queues.length ? [...new Set(queues)] : [...QUEUE_NAMES];
+  out.redisClusterNodes = String(out.redisClusterNodes ?? '')
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+    .map((n) => {
+      const at = n.lastIndexOf(':');
+      return Object.freeze({ host: n.slice(0, at), port: Number(n.slice(at + 1)) });
+    });
+  out.redisClusterNatMap = Object.freeze(
+    Object.fromEntries(
+      String(out.redisClusterNatMap ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean)
+        .map((e) => {
+          const [from, to] = e.split('=');
+          const at = to.lastIndexOf(':');
+          return [from, Object.freeze({ host: to.slice(0, at), port: Number(to.slice(at + 1)) })];
+        }),
+    ),
+  );
   if (out.geocoder === 'google' && !out.googleGeocodingKey) {
     problems.push('GOOGLE_GEOCODING_KEY is required when GEOCODER is google');
   }
   if (out.smsProvider === 'http' && !out.smsHttpUrl) problems.push('SMS_HTTP_URL is required when SMS_PROVIDER is http');
   if (out.smsProvider === 'twilio' && (!out.twilioAccountSid || !out.twilioAuthToken || !out.twilioFrom)) {
     problems.push('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM are required when SMS_PROVIDER is twilio');
+  }
+  out.smsAllowedPrefixes = String(out.smsAllowedPrefixes ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  // D24: outbox keeps each code in clear in a table operators read; never where customers are real.
+  if (out.smsProvider === 'outbox' && nodeEnv === 'production') {
+    problems.push('SMS_PROVIDER=outbox is refused when NODE_ENV is production (it keeps tracking codes in clear); set http or twilio');
+  }
+  // A code and the provider's credentials would cross the network in clear.
+  if (nodeEnv === 'production' && out.smsProvider === 'http' && /^http:/i.test(String(out.smsHttpUrl))) {
+    problems.push('SMS_HTTP_URL must be https:// when NODE_ENV is production (the codes and SMS_HTTP_TOKEN travel in it)');
+  }
+  if (nodeEnv === 'production' && out.smsProvider === 'twilio' && /^http:/i.test(String(out.twilioApiUrl))) {
+    problems.push('TWILIO_API_URL must be https:// when NODE_ENV is production (the codes and TWILIO_AUTH_TOKEN travel in it)');
   }
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze(out) as unknown as Config;

@@ -7,11 +7,12 @@
  */
 import nock from 'nock';
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { resetConfig } from '../config/index.js';
 import { dropDatabase, ensureDatabase, migrate } from '../src/db/database.js';
 import { createOrm } from '../src/db/orm.js';
 import { checkPostgres, checkRedis } from './helpers/services.js';
+import { deleteKeys } from '../bench/cleanup.js';
 import { testEnded, testStarted, unexpectedRefusals, watchRefusedStatements } from './helpers/refused.js';
 
 const run = `${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -88,5 +89,20 @@ export async function mochaGlobalTeardown(): Promise<void> {
     } while (cursor !== '0');
   } finally {
     redis.disconnect();
+  }
+  // The Redis Cluster `.ci/run` started outlives the run: this run's keys go, on every master (a cluster this run
+  // started itself goes with its processes, test/helpers/redisCluster.ts).
+  const nodes = process.env.TEST_REDIS_CLUSTER_NODES?.trim();
+  if (nodes) {
+    const cluster = new Cluster(nodes.split(',').map((n) => ({ host: n.slice(0, n.lastIndexOf(':')).trim(), port: Number(n.slice(n.lastIndexOf(':') + 1)) })));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        cluster.once('ready', resolve);
+        cluster.once('error', reject);
+      });
+      await deleteKeys(cluster, process.env.QUEUE_PREFIX!);
+    } finally {
+      cluster.disconnect();
+    }
   }
 }

@@ -26,6 +26,8 @@ import { Worker, type Job } from 'bullmq';
 import { JOB_NAMES, QUEUE_NAMES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';
 import { createRedis } from '../src/queues/redis.js';
 import { startSchedules } from '../src/queues/schedules.js';
+import { startReconcile } from '../src/domain/outbox/reconcile.js';
+import { isOutage } from '../src/outage.js';
 import { InFlight } from '../src/main/inFlight.js';
 import type { Runtime } from '../src/domain/ports.js';
 import { observeWorker, timeJob } from '../src/metrics/queues.js';
@@ -72,7 +74,7 @@ export function checkHandlers(handlers: Handlers): void {
 export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promise<WorkerGroup> {
   const handlers = opts.handlers ?? defaultHandlers;
   checkHandlers(handlers);
-  const connection = createRedis(rt.config.redisUrl, { maxRetriesPerRequest: null });
+  const connection = createRedis(rt.config, { maxRetriesPerRequest: null });
   const queues = opts.queues ?? rt.config.workerQueues;
   const workers = QUEUE_NAMES.filter((q) => queues.includes(q)).map((queue) => {
     const table = handlers[queue] as Record<string, (rt: Runtime, data: unknown, job: Job) => Promise<void>>;
@@ -85,7 +87,7 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
       },
       {
         connection,
-        prefix: rt.config.queuePrefix,
+        prefix: rt.queues.prefixOf(queue),
         concurrency: opts.concurrency?.[queue] ?? DEFAULT_CONCURRENCY[queue],
         lockDuration: rt.config.workerLockDurationMs,
         stalledInterval: rt.config.workerStalledIntervalMs,
@@ -94,7 +96,8 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
     worker.on('failed', (job, err) => {
       rt.log.warn({ queue, job: job?.name, jobId: job?.id, attempts: job?.attemptsMade, err }, 'job failed');
     });
-    worker.on('error', (err) => rt.log.error({ queue, err }, 'worker error'));
+    // Redis or PostgreSQL away is expected and repaired (D21): a warning, not an error
+    worker.on('error', (err) => (isOutage(err) ? rt.log.warn({ queue, err: String(err) }, 'worker: Redis or PostgreSQL away') : rt.log.error({ queue, err }, 'worker error')));
     observeWorker(worker, queue);
     return worker;
   });
@@ -107,9 +110,12 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
   if (sends) rt.acceptanceSends = sends;
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   await startSchedules(rt);
+  // D21: what PostgreSQL says must be queued, re-created every SWEEP_INTERVAL_MS and on every reconnection to Redis
+  const reconciler = startReconcile(rt);
   return {
     workers,
     async close() {
+      await reconciler.stop();
       await Promise.all(workers.map((w) => w.close()));
       // the evaluations have ended: the sends they started finish before the process goes on stopping
       await sends?.drain();

@@ -26,6 +26,7 @@ import { refusedMoveMessage } from './refusals.js';
 import { PROGRESS_MESSAGES } from './service/progress.js';
 import { POSITION_MESSAGES } from './service/position.js';
 import { TECHNICIAN_CHANGE_MESSAGES } from './providers/changeTechnician.js';
+import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_S, isOutage } from '../outage.js';
 
 interface Answer<F> {
   status: number;
@@ -121,7 +122,8 @@ export interface ErrorAnswer {
 /**
  * The answer to an error raised while serving an operation whose envelope is
  * `envelope` (and whose own wording of some codes is `wording`), or null when
- * it is not a known kind of error (a 500 of the caller's choosing).
+ * it is not a known kind of error (a 500 of the caller's choosing). PostgreSQL
+ * or Redis away is a known kind: 503 with Retry-After (D21).
  */
 export function errorAnswer(err: unknown, envelope: Envelope, wording?: OperationWording): ErrorAnswer | null {
   if (err instanceof HttpError) return { status: err.status, body: err.body, headers: err.headers };
@@ -130,5 +132,7 @@ export function errorAnswer(err: unknown, envelope: Envelope, wording?: Operatio
     const a = answerOf(err, wording);
     return { status: a.status, body: envelopeBody(envelope, a.message, a.extra), headers: a.headers };
   }
+  // D21: PostgreSQL or Redis away (src/outage.ts): try again later, never a 500
+  if (isOutage(err)) return { status: 503, body: envelopeBody(envelope, UNAVAILABLE_MESSAGE), headers: { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) } };
   return null;
 }

@@ -15,8 +15,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { Redis } from 'ioredis';
-import { createRedis } from '../queues/redis.js';
+import { createRedis, type Redis, type RedisTarget } from '../queues/redis.js';
 import type { ApiUser } from '../db/entities/index.js';
 
 export type CredentialScheme = 'basic' | 'key';
@@ -70,8 +69,8 @@ export async function publishAuthInvalidation(redis: Redis, prefix: string): Pro
  * for: a process started while Redis is away must still start and answer (GET /health 503), so ioredis sends it
  * once connected, and again after every reconnection.
  */
-export function subscribeAuthInvalidation(redisUrl: string, prefix: string, cache: CredentialCache, log: Logger): () => Promise<void> {
-  const sub = createRedis(redisUrl, { maxRetriesPerRequest: null });
+export function subscribeAuthInvalidation(target: RedisTarget, prefix: string, cache: CredentialCache, log: Logger): () => Promise<void> {
+  const sub = createRedis(target, { maxRetriesPerRequest: null });
   sub.on('error', (err) => log.warn({ err }, 'auth invalidation subscriber error'));
   sub.on('message', () => cache.clear());
   // A lost subscription could keep a revoked credential up to the TTL only; clear on every reconnection too.

@@ -38,7 +38,7 @@ async function main(path: string | undefined): Promise<void> {
   }
   process.stdout.write(`provisioned ${path}\n${summaryLines(result.summary).join('\n')}\n`);
   // Every running API process forgets the credentials it verified (a disabled user or a new password takes effect now).
-  const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: 1 });
+  const redis = createRedis(cfg, { maxRetriesPerRequest: 1 });
   try {
     await publishAuthInvalidation(redis, cfg.queuePrefix);
   } catch (err) {

@@ -29,6 +29,20 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
   });
 }
 
+/**
+ * D21 (issue 30): bounds on waiting for PostgreSQL, so a request answers 503 instead of hanging while it is away:
+ * opening a connection and waiting for one of the pool give up after `connectMs`; a statement not answered within
+ * `queryMs` fails on the client (a stalled connection; 0: no limit).
+ */
+export function failFastPg(connectMs: number, queryMs: number): Partial<Options> {
+  return {
+    driverOptions: {
+      acquireConnectionTimeout: connectMs,
+      connection: { connectionTimeoutMillis: connectMs, ...(queryMs > 0 ? { query_timeout: queryMs } : {}) },
+    },
+  };
+}
+
 export async function createOrm(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {
   return MikroORM.init(ormOptions(databaseUrl, overrides));
 }

@@ -26,7 +26,8 @@ const cfg = configOrExit();
 const log = logger();
 warnUnsafeDefaults(cfg, { demo: true });
 await ensureDatabase(cfg.databaseUrl);
-const rt = await createRuntime(cfg, { log });
+// migrations and the demo may run long statements: no client-side statement limit for them
+const rt = await createRuntime({ ...cfg, dbQueryTimeoutMs: 0 }, { log });
 try {
   // the demo under the migrations' lock: two first starts at once load it once
   const applied = await migrate(rt.orm, async () => cfg.nodeEnv !== 'production' && (await loadDemoIfEmpty(rt)));

@@ -7,10 +7,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { config as loadConfig, ConfigError, type Config } from '../../config/index.js';
-import { createOrm } from '../db/orm.js';
+import { createOrm, failFastPg } from '../db/orm.js';
 import { logger } from '../logger.js';
 import { Queues } from '../queues/queues.js';
-import { createRedis, type Redis } from '../queues/redis.js';
+import { createRedis, failFastOptions, watchRedis, whenReady, type Redis } from '../queues/redis.js';
 import { RedisEventPublisher } from '../realtime/bus.js';
 import { createGeocoder } from '../geocoding/index.js';
 import type { Runtime } from '../domain/ports.js';
@@ -22,18 +22,26 @@ export type { Runtime };
 
 export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Logger } = {}): Promise<Runtime> {
   const log = opts.log ?? logger();
-  const orm = await createOrm(cfg.databaseUrl);
-  // Fail fast: a command while Redis is away is refused after one reconnection attempt instead of
-  // waiting in the offline queue, so a request whose change is committed is answered (the sweeper
-  // repairs a lost enqueue). Workers and the real-time subscriber have connections of their own.
-  const redis = createRedis(cfg.redisUrl, { maxRetriesPerRequest: 1 });
-  const queues = new Queues(redis, cfg.queuePrefix, cfg);
+  // D21: bounded waits for PostgreSQL and Redis (a 503 instead of a hang, src/outage.ts).
+  const orm = await createOrm(cfg.databaseUrl, failFastPg(cfg.dbConnectTimeoutMs, cfg.dbQueryTimeoutMs));
+  // Fail fast: a command while Redis is away is refused at once (no offline queue) or after
+  // REDIS_COMMAND_TIMEOUT_MS, so a request whose change is committed is answered and one that needs Redis
+  // answers 503 (the reconcile repairs a lost enqueue). Workers and the real-time subscriber have
+  // connections of their own, which wait for Redis.
+  const redis = createRedis(cfg, failFastOptions(cfg.redisCommandTimeoutMs));
+  // Without an offline queue a command sent before the first connection is refused: wait for it a moment
+  // (a process started while Redis is away still starts, and answers 503 where it needs Redis).
+  await whenReady(redis, Math.max(1000, cfg.redisCommandTimeoutMs)).catch((err: unknown) => log.warn({ err: String(err) }, 'Redis not ready at start'));
+  // ioredis reports each failed reconnection; without a listener it prints them to stderr
+  redis.on('error', (err: unknown) => log.warn({ err: String(err) }, 'Redis connection error'));
+  const stopWatching = watchRedis(redis, { timeoutMs: cfg.redisCommandTimeoutMs || 3000, log });
+  const queues = new Queues(redis, cfg.queuePrefix, cfg, cfg);
   // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.
   for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
   const geocoder = createGeocoder(cfg, () => orm.em.fork());
   const authCache = new CredentialCache(cfg.authCacheTtlMs);
-  const unsubscribe = cfg.authCacheTtlMs > 0 ? subscribeAuthInvalidation(cfg.redisUrl, cfg.queuePrefix, authCache, log) : async () => undefined;
+  const unsubscribe = cfg.authCacheTtlMs > 0 ? subscribeAuthInvalidation(cfg, cfg.queuePrefix, authCache, log) : async () => undefined;
   let closed = false;
   const rt: Runtime = {
     config: cfg,
@@ -48,6 +56,7 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
     async close() {
       if (closed) return;
       closed = true;
+      stopWatching();
       await rt.acceptanceSends?.drain();
       await unsubscribe();
       await queues.close();

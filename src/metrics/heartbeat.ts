@@ -9,10 +9,13 @@
  * expires when no process has written for KEEP_MS.
  */
 import { hostname } from 'node:os';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { Redis } from '../queues/redis.js';
 import { Gauge, type Registry, type RegistryContentType } from 'prom-client';
 
-const KEY = (prefix: string) => `${prefix}:heartbeats`;
+/** Beside the metrics hash, under the same hash tag: one pipeline writes both, also on a Redis Cluster (D22). */
+export const heartbeatsKey = (prefix: string): string => `${prefix}:{metrics}:heartbeats`;
+const KEY = heartbeatsKey;
 /** a beat older than this is dropped at the next scrape */
 export const KEEP_MS = 5 * 60_000;
 /** a process that has not beaten for this long is not counted among a queue's live workers */

@@ -9,7 +9,7 @@
  * jobs run (queues.ts) travel the same way: no Redis write per job.
  */
 import { AggregatorRegistry, Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { Redis } from 'ioredis';
+import type { Redis } from '../queues/redis.js';
 import type { Queues } from '../queues/queues.js';
 import { addHeartbeatGauges, heart } from './heartbeat.js';
 import { addScrapeGauges } from './queues.js';
@@ -59,7 +59,9 @@ export function countSocketsWith(read: () => Record<string, number>): void {
   socketCounts.read = read;
 }
 
-const KEY = (prefix: string) => `${prefix}:metrics`;
+/** Hash-tagged: the heartbeats' hash goes in the same pipeline (heartbeat.ts), on a Redis Cluster too (D22). */
+export const metricsKey = (prefix: string): string => `${prefix}:{metrics}`;
+const KEY = metricsKey;
 /** A process that has not published for this long is gone: its figures are left out. */
 const STALE_MS = 30_000;
 export const PUBLISH_EVERY_MS = 5_000;

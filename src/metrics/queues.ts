@@ -13,7 +13,7 @@
  */
 import type { Job, Queue, Worker } from 'bullmq';
 import { Counter, Gauge, Histogram, type Registry, type RegistryContentType } from 'prom-client';
-import type { Redis } from 'ioredis';
+import { keyspaces, type Redis } from '../queues/redis.js';
 import { registry } from './registry.js';
 
 /** Seconds, from a few milliseconds (a closing window) to minutes (a retried notification waiting for its turn). */
@@ -132,11 +132,22 @@ export async function oldestWaiting(redis: Redis, queue: Queue, now = Date.now()
   return Math.max(0, now - since) / 1000;
 }
 
-/** Redis's `INFO memory` fields, in bytes (maxmemory 0: no limit set). */
+/**
+ * Redis's `INFO memory` fields, in bytes (maxmemory 0: no limit set). On a Redis Cluster, those of the fullest
+ * master (the highest share of its maxmemory, or the most used when none has a limit): the one that refuses writes
+ * first.
+ */
 export async function redisMemory(redis: Redis): Promise<{ used: number; max: number }> {
-  const info = await redis.info('memory');
-  const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
-  return { used: field('used_memory'), max: field('maxmemory') };
+  const read = async (node: Pick<Redis, 'info'>) => {
+    const info = await node.info('memory');
+    const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? 0);
+    return { used: field('used_memory'), max: field('maxmemory') };
+  };
+  const nodes = keyspaces(redis);
+  if (nodes.length <= 1) return read(redis);
+  const all = await Promise.all(nodes.map(read));
+  const fullness = (m: { used: number; max: number }) => (m.max > 0 ? m.used / m.max : 0);
+  return all.reduce((a, b) => (fullness(b) > fullness(a) || (fullness(b) === fullness(a) && b.used > a.used) ? b : a));
 }
 
 /** The scrape-time queue and Redis gauges, into the merged registry of one scrape. */
@@ -151,10 +162,10 @@ export async function addScrapeGauges(into: Registry<RegistryContentType>, redis
   queues.forEach((q, i) => oldest.set({ queue: q.name }, ages[i]));
 
   const memory = await redisMemory(redis);
-  new Gauge({ name: 'broker_redis_memory_used_bytes', help: 'Redis used_memory (INFO memory), read at scrape time', registers: [into] }).set(memory.used);
+  new Gauge({ name: 'broker_redis_memory_used_bytes', help: 'Redis used_memory (INFO memory), read at scrape time; on a Redis Cluster, the fullest master’s', registers: [into] }).set(memory.used);
   new Gauge({
     name: 'broker_redis_maxmemory_bytes',
-    help: 'Redis maxmemory (INFO memory), read at scrape time; 0 when no limit is set',
+    help: 'Redis maxmemory (INFO memory), read at scrape time; 0 when no limit is set; on a Redis Cluster, the fullest master’s',
     registers: [into],
   }).set(memory.max);
 }

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { queueKeyPrefix, type Redis, type RedisTarget } from './redis.js';
 import { QUEUE_NAMES, jobOptions, type JobName, type JobPayload, type JobSettings, type QueueName } from './registry.js';
 
 /** What a producer may say about a job besides its payload: when (the rest is the registry's). */
@@ -9,7 +9,10 @@ export interface EnqueueOptions {
   jobId?: string;
 }
 
-/** Producers for the four queues, sharing one connection and one prefix; every job's options come from the registry. */
+/**
+ * Producers for the queues, sharing one connection and one prefix (on a Redis Cluster, one hash tag per queue:
+ * `prefixOf`); every job's options come from the registry.
+ */
 export class Queues {
   private readonly queues = new Map<QueueName, Queue>();
 
@@ -17,10 +20,17 @@ export class Queues {
     readonly connection: Redis,
     readonly prefix: string,
     readonly settings: JobSettings,
+    /** where Redis is (a cluster's queues carry a hash tag); one Redis when absent */
+    readonly target?: RedisTarget,
   ) {
     for (const name of QUEUE_NAMES) {
-      this.queues.set(name, new Queue(name, { connection, prefix }));
+      this.queues.set(name, new Queue(name, { connection, prefix: this.prefixOf(name) }));
     }
+  }
+
+  /** The BullMQ prefix of `name`'s keys: every Worker, QueueEvents or tool on that queue must use it. */
+  prefixOf(name: QueueName): string {
+    return this.target ? queueKeyPrefix(this.target, this.prefix, name) : this.prefix;
   }
 
   get(name: QueueName): Queue {

@@ -25,7 +25,7 @@ export interface JobRegistry {
   'state-notification': {
     /** state changes and novelties (D12): retried with backoff */
     notify: { deliveryId: string };
-    /** every SWEEP_INTERVAL_MS: re-enqueue what a lost enqueue left behind (outbox sweeper) */
+    /** one outbox sweep (the former repeatable sweep; the reconcile runs the sweeper now, src/domain/outbox/reconcile.ts) */
     sweep: Record<string, never>;
     /** every six hours: the delivery log's retention (D18, DELIVERY_RETENTION_DAYS) */
     prune: Record<string, never>;
@@ -85,7 +85,7 @@ const JOB_OPTIONS: OptionsTable = {
       attempts: s.notificationAttempts,
       backoff: { type: 'exponential', delay: s.notificationBackoffMs },
     }),
-    /** the repeatable sweep's template (queues/schedules.ts); the scheduler names its jobs */
+    /** a sweep asked for by hand (the reconcile runs the sweeper itself) */
     sweep: () => ({ removeOnComplete: 100, removeOnFail: 100 }),
     prune: () => ({ removeOnComplete: 20, removeOnFail: 20 }),
   },

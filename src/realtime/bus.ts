@@ -3,7 +3,7 @@
  * publishes an event through Redis; every API process's socket server
  * delivers it to the sockets it holds that are entitled to it.
  */
-import type { Redis } from 'ioredis';
+import type { Redis } from '../queues/redis.js';
 import type { Audience, BusMessage, EventPublisher } from '../domain/ports.js';
 
 export type { Audience, BusMessage, EventPublisher };

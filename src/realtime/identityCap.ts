@@ -42,7 +42,8 @@ export interface IdentityCap {
 }
 
 export function identityCap(redis: Redis, prefix: string, limit: number, leaseMs: number, log: Logger): IdentityCap {
-  const keyOf = (id: Identity) => `${prefix}-sockets:${identityKey(id)}`;
+  // one hash tag for every identity's set: on a Redis Cluster (D22) they share a slot, so the renewal's pipeline holds
+  const keyOf = (id: Identity) => `${prefix}-{sockets}:${identityKey(id)}`;
   return {
     async take(identity, socketId) {
       const now = Date.now();

@@ -10,6 +10,7 @@
  * (auth.ts); actions check the endpoint permissions (src/api/invoke.ts). The
  * protocol is described in docs/realtime.md.
  */
+import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_S, isOutage } from '../outage.js';
 import { countSocketsWith } from '../metrics/metrics.js';
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
@@ -192,6 +193,8 @@ export async function attachRealtime(rt: Runtime, server: Server, opts: Realtime
       .then(({ identity, recheck }) => accept(req, socket, head, identity, recheck, url.pathname))
       .catch((err: unknown) => {
         if (err instanceof HttpError) return refuse(socket, err.status, err.body, err.headers);
+        // D21: PostgreSQL or Redis away: try again later, not a 500
+        if (isOutage(err)) return refuse(socket, 503, systemBody(UNAVAILABLE_MESSAGE), { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) });
         const body = systemBody(MESSAGES.internal);
         log.error({ err, errorId: body.errorId }, 'socket upgrade failed');
         refuse(socket, 500, body);

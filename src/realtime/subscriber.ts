@@ -7,7 +7,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Logger } from 'pino';
 import { compile } from '../api/validation.js';
-import type { Redis } from '../queues/redis.js';
+import { duplicateRedis, type Redis } from '../queues/redis.js';
 import { busChannel, type BusMessage } from './bus.js';
 
 const id = { type: 'integer' } as const;
@@ -65,8 +65,9 @@ export async function subscribeBus(
   onMessage: (msg: BusMessage) => void,
 ): Promise<BusSubscription> {
   const channel = busChannel(prefix);
-  // Waits for Redis however long it is away (the command connection it is copied from fails fast).
-  const sub = redis.duplicate({ maxRetriesPerRequest: null });
+  // Waits for Redis however long it is away (the command connection it is copied from fails fast, D21: its offline
+  // queue and command timeout are not this one's).
+  const sub = duplicateRedis(redis, { maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined });
   sub.on('error', (err: Error) => log.warn({ err }, 'real-time subscriber connection error'));
   sub.on('message', (ch: string, text: string) => {
     if (ch !== channel) return;

@@ -138,7 +138,7 @@ export function crossFolderCircles(graph: Graph): string[][] {
 /** From the bottom up: a file may import its own layer and the ones below. */
 export const LAYERS: string[][] = [
   ['config'],
-  ['src/text.ts', 'src/limits.ts', 'src/logger.ts', 'src/envelopes.ts', 'src/version.ts'],
+  ['src/text.ts', 'src/limits.ts', 'src/logger.ts', 'src/envelopes.ts', 'src/version.ts', 'src/outage.ts'],
   ['src/db'],
   ['src/queues', 'src/geocoding', 'src/webhooks', 'src/sms', 'src/metrics'],
   ['src/auth'],

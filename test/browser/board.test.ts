@@ -15,6 +15,7 @@ import { Worker } from 'bullmq';
 import { chromium, type Browser } from 'playwright-core';
 import { NO_RETRY_QUEUES } from '../../src/http/routes/admin.js';
 import type { QueueName } from '../../src/queues/registry.js';
+import { duplicateRedis } from '../../src/queues/redis.js';
 import { makeOperator } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
 
@@ -46,7 +47,7 @@ describe('Bull Board in headless Chromium: CSP and roles (D15)', function () {
 
   /** Fails the next waiting job of `queue` for good (nothing else takes it: this app runs no workers). */
   async function failOne(queue: QueueName): Promise<void> {
-    const worker = new Worker(queue, null, { connection: app.rt.redis.duplicate({ maxRetriesPerRequest: null }), prefix: app.rt.config.queuePrefix, autorun: false });
+    const worker = new Worker(queue, null, { connection: duplicateRedis(app.rt.redis, { maxRetriesPerRequest: null }), prefix: app.rt.queues.prefixOf(queue), autorun: false });
     try {
       const job = await worker.getNextJob('board-test');
       if (!job) throw new Error(`no job waiting on ${queue}`);

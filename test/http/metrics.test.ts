@@ -8,6 +8,7 @@ import nock from 'nock';
 import { Counter, Registry } from 'prom-client';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { dispatchAcceptance } from '../../src/domain/offers/selection/acceptanceNotification.js';
+import { metricsKey } from '../../src/metrics/metrics.js';
 import type { TestApp } from '../helpers/harness.js';
 import { GENERATOR_URL, offerIn, respond, startOps, type Generator, type Provider } from '../helpers/ops.js';
 import { RESPUESTA_PATH } from '../helpers/factories.js';
@@ -100,7 +101,7 @@ describe('GET /metrics (D19)', () => {
     const other = new Registry();
     const c = new Counter({ name: 'broker_webhook_deliveries_total', help: 'x', labelNames: ['kind', 'outcome'], registers: [other] });
     c.inc({ kind: 'novedad', outcome: 'failed' }, 7);
-    const key = `${app.rt.config.queuePrefix}:metrics`;
+    const key = metricsKey(app.rt.config.queuePrefix);
     const before = sample(await scrape(), 'broker_webhook_deliveries_total', { kind: 'novedad', outcome: 'failed' });
     await app.rt.redis.hset(key, 'worker:424242', JSON.stringify({ at: Date.now(), metrics: await other.getMetricsAsJSON() }));
     expect(sample(await scrape(), 'broker_webhook_deliveries_total', { kind: 'novedad', outcome: 'failed' })).to.equal(before + 7);

@@ -11,9 +11,10 @@ import { startApp, type TestApp } from '../helpers/harness.js';
 import { waitFor } from '../helpers/wait.js';
 import { startWorkers, type WorkerGroup } from '../../workers/index.js';
 import { handlers as realHandlers, type Handlers } from '../../workers/processors/index.js';
-import { publishMetrics } from '../../src/metrics/metrics.js';
-import { heart, KEEP_MS } from '../../src/metrics/heartbeat.js';
+import { metricsKey, publishMetrics } from '../../src/metrics/metrics.js';
+import { heart, heartbeatsKey, KEEP_MS } from '../../src/metrics/heartbeat.js';
 import { sample, samples } from './prometheus.js';
+import { duplicateRedis } from '../../src/queues/redis.js';
 
 const TOKEN = 'scraper-token-of-the-queue-tests';
 const SMS = { queue: 'customer-sms' };
@@ -48,7 +49,7 @@ describe('GET /metrics: queue signals, Redis memory and heartbeats (issue 31.6)'
   after(async () => {
     await workers?.close();
     for (const q of app.rt.queues.all()) await q.obliterate({ force: true });
-    await app.rt.redis.del(`${app.rt.config.queuePrefix}:heartbeats`, `${app.rt.config.queuePrefix}:metrics`);
+    await app.rt.redis.del(heartbeatsKey(app.rt.config.queuePrefix), metricsKey(app.rt.config.queuePrefix));
     await app.close();
   });
 
@@ -65,8 +66,8 @@ describe('GET /metrics: queue signals, Redis memory and heartbeats (issue 31.6)'
     // A job taken by a process that then stops extending its lock (as when killed): stalled once workers check.
     await app.rt.queues.add('customer-sms', 'send', { smsId: 'ok-stalled' });
     const gone = new Worker('customer-sms', null, {
-      connection: app.rt.redis.duplicate({ maxRetriesPerRequest: null }),
-      prefix: app.rt.config.queuePrefix,
+      connection: duplicateRedis(app.rt.redis, { maxRetriesPerRequest: null }),
+      prefix: app.rt.queues.prefixOf('customer-sms'),
       autorun: false,
       lockDuration: 200,
     });
@@ -121,8 +122,8 @@ describe('GET /metrics: queue signals, Redis memory and heartbeats (issue 31.6)'
     const now = Date.now();
     const pipeline = app.rt.redis.pipeline();
     heart(prefix, 'worker', ['customer-sms', 'offer-distribution']).beat(pipeline, now);
-    pipeline.hset(`${prefix}:heartbeats`, 'worker:elsewhere:41', JSON.stringify({ role: 'worker', pid: 41, host: 'elsewhere', queues: ['customer-sms'], at: now - 60_000 }));
-    pipeline.hset(`${prefix}:heartbeats`, 'worker:elsewhere:40', JSON.stringify({ role: 'worker', pid: 40, host: 'elsewhere', queues: ['customer-sms'], at: now - KEEP_MS - 1000 }));
+    pipeline.hset(heartbeatsKey(prefix), 'worker:elsewhere:41', JSON.stringify({ role: 'worker', pid: 41, host: 'elsewhere', queues: ['customer-sms'], at: now - 60_000 }));
+    pipeline.hset(heartbeatsKey(prefix), 'worker:elsewhere:40', JSON.stringify({ role: 'worker', pid: 40, host: 'elsewhere', queues: ['customer-sms'], at: now - KEEP_MS - 1000 }));
     await pipeline.exec();
 
     const text = await waitFor(async () => {
@@ -135,8 +136,8 @@ describe('GET /metrics: queue signals, Redis memory and heartbeats (issue 31.6)'
     expect(beats.find((b) => b.labels.role === 'worker' && b.labels.pid === String(process.pid))?.value).to.equal(now / 1000);
     expect(sample(text, 'broker_process_heartbeat_seconds', { role: 'worker', host: 'elsewhere', pid: '41' })).to.equal((now - 60_000) / 1000);
     expect(beats.filter((b) => b.labels.pid === '40')).to.deep.equal([]);
-    expect(await app.rt.redis.hexists(`${prefix}:heartbeats`, 'worker:elsewhere:40')).to.equal(0);
-    expect(await app.rt.redis.pttl(`${prefix}:heartbeats`)).to.be.within(1, KEEP_MS);
+    expect(await app.rt.redis.hexists(heartbeatsKey(prefix), 'worker:elsewhere:40')).to.equal(0);
+    expect(await app.rt.redis.pttl(heartbeatsKey(prefix))).to.be.within(1, KEEP_MS);
 
     // the one that died a minute ago is not counted among customer-sms's live processes
     expect(sample(text, 'broker_queue_worker_processes', { queue: 'customer-sms' })).to.equal(1);

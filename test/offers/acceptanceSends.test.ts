@@ -11,7 +11,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Offer, WebhookDelivery } from '../../src/db/entities/index.js';
-import { sendClaimedAcceptance } from '../../src/domain/offers/selection/acceptanceNotification.js';
+import { dispatchAcceptance, sendClaimedAcceptance } from '../../src/domain/offers/selection/acceptanceNotification.js';
 import { closeWindows, lockDueWindows } from '../../src/domain/offers/selection/closing.js';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { InFlight, type Reservation } from '../../src/main/inFlight.js';
@@ -21,7 +21,8 @@ import { startWorkers } from '../../workers/index.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
-import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, distributeTo, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { GENERATOR_URL, RESPUESTA_PATH, acceptanceBody, distributeTo, makeDue, makeGenerator, makeResponder, offerBody, type Generator } from '../helpers/offers.js';
+import { statementsOf } from '../helpers/statements.js';
 import { waitFor } from '../helpers/wait.js';
 
 describe('InFlight', () => {
@@ -148,7 +149,7 @@ describe('acceptance notification sent by the selecting process', () => {
     }
   });
 
-  it('goes to the queue, claimed, when the send fails before its answer is recorded', async () => {
+  it('goes to the queue unclaimed when its claim cannot be made (PostgreSQL away after the commit): the job sends it', async () => {
     const uuid = await answered();
     const sends = new InFlight(5, (err) => expect.fail(String(err)));
     const broken = {
@@ -156,24 +157,66 @@ describe('acceptance notification sent by the selecting process', () => {
       acceptanceSends: sends,
       orm: { em: { fork: () => { throw new Error('database unavailable'); } } } as unknown as MikroORM,
     } as Runtime;
-    // the batch reserves a place and writes the 6.1 claimed, then the send from here fails
+    // the batch reserves a place and writes the 6.1 pending, then its claim from here fails
     let place: Reservation | null = null;
-    const claimed = await app.rt.orm.em.fork().transactional(async (em) => {
+    const planned = await app.rt.orm.em.fork().transactional(async (em) => {
       const windows = await lockDueWindows(em, uuid, 0, new Date());
       const [closed] = await closeWindows(em, app.rt.config, windows, 'test', (id) => (place = sends.reserve(id)) !== null);
       return closed.kind === 'selected' ? closed.claimed : null;
     });
-    expect(claimed).to.include({ kind: 'acceptance', attempts: 1, offerUuid: uuid });
+    expect(planned).to.include({ kind: 'acceptance', attempts: 1, offerUuid: uuid });
     expect(sends.size, 'the place is held until started').to.equal(1);
-    sendClaimedAcceptance(broken, place!, claimed!);
+    expect(await deliveryOf(uuid), 'written pending: nothing is on the wire yet').to.include({ state: 'pending', attempts: 0, sentAt: null });
+    sendClaimedAcceptance(broken, place!, planned!);
     await sends.drain();
-    const job = await dispatchJob(claimed!.id);
-    expect(job?.data).to.deep.equal({ deliveryId: claimed!.id });
-    await job!.remove(); // its settling waits for the webhook timeout: not this test's subject
-    // claimed once: the job settles it as unanswered once the timeout has passed (D5), it never sends it again
-    const row = await deliveryOf(uuid);
-    expect(row).to.include({ state: 'sending', attempts: 1 });
-    expect(row.sentAt, 'claimed when written').to.be.instanceOf(Date);
+    const job = await dispatchJob(planned!.id);
+    expect(job?.data).to.deep.equal({ deliveryId: planned!.id });
+    await job!.remove();
+    // never claimed, never sent: the job (here: its processor) sends it, once
+    expect(await deliveryOf(uuid)).to.include({ state: 'pending', attempts: 0 });
+    const scope = nock(GENERATOR_URL).put(RESPUESTA_PATH).reply(200, 'ok');
+    expect((await dispatchAcceptance(app.rt, planned!.id))?.ok).to.equal(true);
+    expect(scope.isDone()).to.equal(true);
+    expect(await deliveryOf(uuid)).to.include({ state: 'ok', attempts: 1, statusCode: 200 });
+  });
+
+  it('a process that dies after a batch’s commit, before its sends, loses none of them (issue 30.7): each is sent once by the recovery', async () => {
+    // the process died: the places it held never start their sends
+    const dead = { start: () => undefined, release: () => undefined } satisfies Reservation;
+    const sends = { size: 0, has: () => true, tryStart: () => false, reserve: () => dead, drain: async () => undefined };
+    app.rt.acceptanceSends = sends;
+    const uuids: string[] = [];
+    for (let i = 0; i < 4; i++) uuids.push(await answered());
+    await makeDue(app, uuids);
+    expect(await evaluateOffer(app.rt, uuids[0])).to.equal('selected');
+    app.rt.acceptanceSends = null;
+    const rows = await Promise.all(uuids.map(deliveryOf));
+    expect(rows.map((r) => r.state), 'nothing went out: none is claimed').to.deep.equal(['pending', 'pending', 'pending', 'pending']);
+    // the recovery (the sweeper's jobs): each is sent, once; none is failed as abandoned
+    const scope = nock(GENERATOR_URL).put(RESPUESTA_PATH).times(4).reply(200, 'ok');
+    const outcomes = await Promise.all(rows.map((r) => dispatchAcceptance(app.rt, r.id)));
+    expect(outcomes.map((o) => o?.ok)).to.deep.equal([true, true, true, true]);
+    expect(scope.isDone()).to.equal(true);
+    for (const uuid of uuids) {
+      expect(await deliveryOf(uuid)).to.include({ state: 'ok', attempts: 1 });
+      expect((await fork().findOneOrFail(Offer, { uuid })).state).to.equal('ACEPTADA');
+    }
+  });
+
+  it('a batch’s sends are claimed together, in one statement, once their requests are about to go out', async () => {
+    const sends = new InFlight(10, (err) => expect.fail(String(err)));
+    app.rt.acceptanceSends = sends;
+    const uuids: string[] = [];
+    for (let i = 0; i < 3; i++) uuids.push(await answered());
+    await makeDue(app, uuids);
+    const scope = nock(GENERATOR_URL).put(RESPUESTA_PATH).times(3).reply(200, 'ok');
+    const statements = await statementsOf(async () => {
+      expect(await evaluateOffer(app.rt, uuids[0])).to.equal('selected');
+      await sends.drain();
+    });
+    expect(scope.isDone()).to.equal(true);
+    expect(statements.filter((q) => /^update webhook_delivery d set state = 'sending'/.test(q.trim())), 'the claims').to.have.length(1);
+    for (const uuid of uuids) expect(await deliveryOf(uuid)).to.include({ state: 'ok', attempts: 1 });
   });
 
   it('a closing batch that does not commit releases the places it held', async () => {

@@ -1,10 +1,10 @@
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
 import nock from 'nock';
 import { createHmac } from 'node:crypto';
 import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
 import { ACCEPTANCE_MESSAGES } from '../../src/api/offers/acceptOffer.js';
 import { jobId } from '../../src/queues/registry.js';
+import { duplicateRedis, type Redis as RedisClient } from '../../src/queues/redis.js';
 import { busChannel, perTechnician, type BusMessage } from '../../src/realtime/bus.js';
 import { BOGOTA, makeApiUser, makeServiceType } from '../helpers/factories.js';
 import { startCleanApp, startApp, type TestApp } from '../helpers/harness.js';
@@ -31,7 +31,7 @@ const LEGACY_NIT = '860034313';
 describe('offer lifecycle with the workers running', () => {
   let app: TestApp;
   let gen: Generator;
-  let sub: Redis;
+  let sub: RedisClient;
   const events: BusMessage[] = [];
   let unmatched = 0;
   const onNoMatch = (req: { host?: string; hostname?: string }) => {
@@ -86,7 +86,8 @@ describe('offer lifecycle with the workers running', () => {
     });
     await makeServiceType(fork(), { id: 1 });
     gen = await makeGenerator(fork());
-    sub = new Redis(app.rt.config.redisUrl);
+    // the run's Redis or, with REDIS_CLUSTER_NODES set, its cluster (.ci/run runs this suite on both)
+    sub = duplicateRedis(app.rt.redis);
     await sub.subscribe(busChannel(app.rt.config.queuePrefix));
     sub.on('message', (_c, m: string) => events.push(...perTechnician(JSON.parse(m) as BusMessage)));
     nock.emitter.on('no match', onNoMatch);
@@ -102,7 +103,7 @@ describe('offer lifecycle with the workers running', () => {
   });
 
   it('received → responses → the best selected at the deadline → one signed webhook with the exact body → ACEPTADA', async () => {
-    const signed = await makeGenerator(fork(), { webhookSecret: 'shh-secret', apiKey: 'generator-key-1' });
+    const signed = await makeGenerator(fork(), { webhookSecret: 'shh-secret', apiKey: 'inbound-generator-key-0001', outboundKey: 'generator-key-1' });
     const a = await makeResponder(fork(), { rate: 5 });
     const b = await makeResponder(fork(), { rate: 3, position: { lat: BOGOTA.lat + 0.03, lng: BOGOTA.lng } });
     const endpoint = generatorEndpoint(200);

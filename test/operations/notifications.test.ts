@@ -8,7 +8,7 @@ import { lockOffer, type TransitionInput } from '../../src/domain/offers/lifecyc
 import { transition } from '../../src/domain/offers/lifecycle/moves.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId } from '../../src/queues/registry.js';
-import { SWEEP_SCHEDULER_ID } from '../../src/queues/schedules.js';
+import { PRUNE_SCHEDULER_ID, SWEEP_SCHEDULER_ID, startSchedules } from '../../src/queues/schedules.js';
 import { createDelivery } from '../../src/db/stores/deliveries.js';
 import { MAX_RETRY_AFTER_MS, parseRetryAfter, sign } from '../../src/webhooks/send.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
@@ -162,7 +162,7 @@ describe('state notifications (D12)', () => {
   });
 
   it("signs with x-timestamp and x-signature (HMAC-SHA256 of '<timestamp>.<raw body>') and sends the receiver's x-apikey", async () => {
-    const secretGen = await makeGenerator(app.rt.orm.em.fork(), { ...WITH_STATE_ENDPOINT, webhookSecret: 'whsec-test', apiKey: 'generator-key-1' });
+    const secretGen = await makeGenerator(app.rt.orm.em.fork(), { ...WITH_STATE_ENDPOINT, webhookSecret: 'whsec-test', apiKey: 'inbound-generator-key-0001', outboundKey: 'generator-key-1' });
     const calls = receiver(GENERATOR_URL, '/estado');
     const offer = await offerIn(app.rt.orm.em.fork(), secretGen, 'ASIGNADA', prov);
     await progress(offer.uuid, 'EN_CAMINO');
@@ -183,7 +183,8 @@ describe('state notifications (D12)', () => {
     await settled(offer.uuid, 2);
     expect(central).to.have.length(1);
     expect(central[0].body).to.include({ id: offer.uuid, estado: 'CANCELADA', detalle: 'EL GENERADOR CANCELÓ EL SERVICIO. MOTIVO: Cliente resolvió' });
-    expect(central[0].headers['x-apikey']).to.equal(prov.apiKey);
+    expect(central[0].headers['x-apikey']).to.equal(prov.outboundKey);
+    expect(central[0].headers['x-apikey'], 'never the inbound key (D24)').to.not.equal(prov.apiKey);
     expect(generator.map((c) => c.body.estado)).to.deep.equal(['CANCELADA']);
   });
 
@@ -240,10 +241,12 @@ describe('state notifications (D12)', () => {
   });
 
   describe('outbox sweeper', () => {
-    it('is scheduled by the worker role every SWEEP_INTERVAL_MS', async () => {
-      const scheduler = await app.rt.queues.get('state-notification').getJobScheduler(SWEEP_SCHEDULER_ID);
-      expect(scheduler?.name).to.equal('sweep');
-      expect(Number(scheduler?.every)).to.equal(app.rt.config.sweepIntervalMs);
+    it('is no longer a repeatable job in Redis (the reconcile runs it, D21): the worker role removes the old scheduler', async () => {
+      const queue = app.rt.queues.get('state-notification');
+      await queue.upsertJobScheduler(SWEEP_SCHEDULER_ID, { every: 60_000 }, { name: 'sweep', data: {} });
+      await startSchedules(app.rt);
+      expect(await queue.getJobScheduler(SWEEP_SCHEDULER_ID)).to.equal(undefined);
+      expect((await queue.getJobScheduler(PRUNE_SCHEDULER_ID))?.name).to.equal('prune');
     });
 
     it('re-enqueues a delivery left pending (lost enqueue) and leaves one whose job is still queued', async () => {
@@ -261,7 +264,8 @@ describe('state notifications (D12)', () => {
           method: 'PUT',
           requestHeaders: { 'content-type': 'application/json', 'x-event-id': eventId },
           requestBody: { id: offer.uuid, estado: 'EN_CAMINO', fecha: old.toISOString(), detalle: 'x' },
-          receiver: gen.user.id,
+          // no receiver profile to read a current URL from: each goes to its own row's URL
+          receiver: null,
           state: 'pending',
           attempts: 0,
           createdAt: old,

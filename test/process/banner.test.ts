@@ -3,7 +3,12 @@ import { expect } from 'chai';
 import { loadConfig } from '../../config/index.js';
 import { linksBanner, unsafeDefaultsBanner } from '../../src/main/banner.js';
 
-const SECRETS = { JWT_SECRET: 'a-production-secret-of-32-characters-or-more', INTEGRITY_SECRET: 'another-production-secret-of-32-characters' };
+const SECRETS = {
+  JWT_SECRET: 'a-production-secret-of-32-characters-or-more',
+  INTEGRITY_SECRET: 'another-production-secret-of-32-characters',
+  SMS_PROVIDER: 'http',
+  SMS_HTTP_URL: 'https://sms.example.com/send',
+};
 /** what production requires besides the secrets (D24) */
 const PRODUCTION = { ...SECRETS, NODE_ENV: 'production', PUBLIC_ORIGIN: 'https://seguimiento.example.com' };
 

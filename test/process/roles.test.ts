@@ -58,6 +58,8 @@ describe('run contract: roles side by side, migrations at once', function () {
         JWT_SECRET: 'a-production-secret-of-32-characters-or-more',
         INTEGRITY_SECRET: 'another-production-secret-of-32-characters',
         PUBLIC_ORIGIN: 'https://seguimiento.example.com',
+        SMS_PROVIDER: 'http',
+        SMS_HTTP_URL: 'https://sms.example.com/send',
       }),
     ];
     const workers = [0, 1].map(() => spawnNpm(['run', 'start:worker'], { QUEUE_PREFIX: prefix, LOG_LEVEL: 'info' }));

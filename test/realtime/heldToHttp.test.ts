@@ -165,7 +165,7 @@ describe('sockets held to HTTP’s rules (issue 29 item 7, D24)', () => {
       }
       // another identity is not counted with it
       await socket((await makeGenerator(em())).headers);
-      const key = `${app.rt.config.queuePrefix}-sockets:generator:${g.user.id}`;
+      const key = `${app.rt.config.queuePrefix}-{sockets}:generator:${g.user.id}`;
       await held[0].close();
       await waitFor(async () => ((await app.rt.redis.zcard(key)) === CAP - 1 ? true : undefined));
       await socket(g.headers);

@@ -4,8 +4,10 @@
  * delivery to the same receiver still unfinished, moves the job to delayed
  * instead (not counted as a BullMQ attempt; the row counts every try). A
  * finished delivery wakes the next one to the same receiver.
- * state-notification/sweep: the outbox sweeper; prune: the delivery log's retention (D18) and the
- * tracking requests' and codes' (D14).
+ * state-notification/sweep: one outbox sweep (a job left by the former repeatable sweep; the reconcile,
+ * src/domain/outbox/reconcile.ts, runs the sweeper now); prune: the delivery log's retention (D18), the
+ * tracking requests' and codes' (D14), and the customer's data (SMS, chat, survey comments, tracking
+ * tokens: issue 29 item 9).
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { deliverStateNotification } from '../../src/domain/notifications/deliver.js';
@@ -14,6 +16,7 @@ import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { pruneDeliveries } from '../../src/domain/deliveries/log.js';
 import { pruneTracking } from '../../src/domain/tracking/codes.js';
 import { pruneTechnicianTokens } from '../../src/auth/technicianToken.js';
+import { pruneCustomerData } from '../../src/domain/tracking/retention.js';
 import { pruneIdempotencyKeys } from '../../src/db/stores/idempotency.js';
 import type { Runtime } from '../../src/domain/ports.js';
 import type { JobRegistry } from '../../src/queues/registry.js';
@@ -56,11 +59,13 @@ export const prune: Handler<Payloads['prune']> = async (rt) => {
   if (tracking.requests || tracking.codes) rt.log.info({ pruned: tracking }, 'tracking requests and codes pruned');
   const tokens = await pruneTechnicianTokens(rt.orm.em.fork());
   if (tokens) rt.log.info({ pruned: tokens }, 'expired technician tokens pruned');
+  const customer = await pruneCustomerData(rt.orm.em.fork(), rt.config);
+  if (Object.values(customer).some((n) => n > 0)) rt.log.info({ pruned: customer }, 'customer data past its retention pruned');
   const keys = await pruneIdempotencyKeys(rt.orm.em.fork());
   if (keys) rt.log.info({ pruned: keys }, 'idempotency keys past 24 hours pruned');
 };
 
 export const sweep: Handler<Payloads['sweep']> = async (rt) => {
   const swept = await sweepOutbox(rt);
-  if (Object.values(swept).some((n) => n > 0)) rt.log.info({ swept }, 'outbox sweeper re-enqueued work');
+  if (Object.values(swept).some((n) => typeof n === 'number' && n > 0)) rt.log.info({ swept }, 'outbox sweeper re-enqueued work');
 };

@@ -16,6 +16,7 @@ import { PROVIDER_SCHEMAS } from '../providers/centralServices.js';
 import { API, type Auth, type Named, type OperationDecl, type ResponseDecl } from '../operation.js';
 import { OPERATIONS } from '../operations.js';
 import { ControllerError, DataAnswer, KeyError, RESPONSE_SCHEMAS, RateLimited, SystemError, ref, str } from './components.js';
+import { UNAVAILABLE_MESSAGE } from '../../outage.js';
 import { GETTING_STARTED } from './gettingStarted.js';
 import { FIELD_DESCRIPTIONS, REQUEST_EXAMPLES, describedSchema } from './requestDocs.js';
 import { SOCKET_SCHEMAS } from './socket.js';
@@ -91,7 +92,7 @@ const SECURITY_SCHEMES = {
     description: 'D13 integrity: hex HMAC-SHA256 of `<timestamp>.<nonce>.<METHOD>.<path>.<raw body>` with the client application’s shared secret.',
   },
   // The webhooks' (requests this service sends) security: what the receiver checks (webhooks.ts).
-  receiverApiKey: { type: 'apiKey', in: 'header', name: 'x-apikey', description: 'Webhooks: the receiver’s own API key, sent when its profile has one (spec 6.1).' },
+  receiverApiKey: { type: 'apiKey', in: 'header', name: 'x-apikey', description: 'Webhooks: the receiver profile’s own outbound key (`outboundKey`), sent when it has one (spec 6.1, D24); never the key it calls the API with.' },
   receiverSignature: {
     type: 'apiKey',
     in: 'header',
@@ -119,6 +120,13 @@ export function sharedResponses(op: OperationDecl): Record<number, ResponseDecl>
   const out: Record<number, ResponseDecl> = {
     408: sys('The request exceeded the timeout (spec 8)', [MESSAGES.timeout]),
     500: sys('Unhandled error', [MESSAGES.internal]),
+    // D21: PostgreSQL or Redis away, in the route's envelope (a key check's in the key envelope)
+    503: {
+      description: 'PostgreSQL or Redis is away for a moment (D21): try again after Retry-After',
+      schema: { anyOf: [ref(ControllerError), ref(SystemError), ref(KeyError), ref(DataAnswer)] },
+      examples: { unavailable: { status: false, msg: UNAVAILABLE_MESSAGE } },
+      headers: { 'Retry-After': { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 1 } } },
+    },
   };
   const parsesBody = (op.path.startsWith(`${API}/`) && op.envelope !== 'html' && !DOCUMENT_PATHS.has(op.path)) || op.input?.from === 'form';
   if (parsesBody) {

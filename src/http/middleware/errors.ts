@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context.js';
 import { errorAnswer } from '../../api/errorTable.js';
 import { MESSAGES, newErrorId, systemBody } from '../../envelopes.js';
+import { isOutage } from '../../outage.js';
 
 /** What koa's `ctx.throw` and the http-errors package raise. */
 interface ExposedError extends Error {
@@ -28,6 +29,7 @@ export function errorMiddleware(log: Logger) {
       }
       const answer = errorAnswer(err, ctx.state.envelope ?? 'controller', ctx.state.wording);
       if (answer) {
+        if (answer.status === 503 && isOutage(err)) log.warn({ err: String(err), path: ctx.path }, 'answered 503: PostgreSQL or Redis away');
         ctx.status = answer.status;
         ctx.set(answer.headers);
         ctx.body = answer.body;

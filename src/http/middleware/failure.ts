@@ -3,10 +3,11 @@ import type { Logger } from 'pino';
 import { DomainError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
 import { HttpError, RequestError, newErrorId } from '../../envelopes.js';
+import { isOutage } from '../../outage.js';
 
-/** Errors that are already answers: they pass an endpoint's failure message unchanged. */
+/** Errors that are already answers: they pass an endpoint's failure message unchanged (PostgreSQL or Redis away: a 503, D21). */
 export function isAnswerError(err: unknown): boolean {
-  return err instanceof HttpError || err instanceof RequestError || err instanceof DomainError;
+  return err instanceof HttpError || err instanceof RequestError || err instanceof DomainError || isOutage(err);
 }
 
 /**

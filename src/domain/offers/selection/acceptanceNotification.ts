@@ -10,7 +10,7 @@ import type { Config } from '../../../../config/index.js';
 import type { ApiUser, Offer, OfferResponse } from '../../../db/entities/index.js';
 import type { Reservation } from '../../ports.js';
 import type { Runtime } from '../../ports.js';
-import { claimPending, createDelivery, loadDelivery, unfinishedOf, type ClaimedDelivery } from '../../../db/stores/deliveries.js';
+import { claimPending, createDelivery, loadDelivery, markSending, unfinishedOf, type ClaimedDelivery } from '../../../db/stores/deliveries.js';
 import { attemptDelivery, failAbandoned, profileEndpoint } from '../../../webhooks/dispatch.js';
 import type { WebhookOutcome } from '../../../webhooks/send.js';
 import { acceptancePayload, type AcceptanceFacts } from './acceptancePayload.js';
@@ -75,19 +75,63 @@ export async function enqueueAcceptance(rt: Runtime, deliveryId: string): Promis
 }
 
 /**
- * After the commit of a closing batch that wrote the 6.1 already claimed, in
- * a process that sends acceptance notifications (`rt.acceptanceSends`, where
- * the batch held `place` before writing it): sent from here at once, without
- * the queue's hop nor a claim of its own, which under load were most of the
- * time between the selection and the generator's request (issue 12, item 3).
- * It is still sent once: no one else may claim it. A send that fails before
- * its answer is recorded goes to the queue, whose job settles the claim as
- * unanswered once the webhook timeout has passed (D5: it may have gone out);
- * so does a process that dies while sending, through the outbox sweeper.
+ * The claims of the 6.1 a closing batch sends itself (sendClaimedAcceptance):
+ * each send asks for its own claim just before its request goes out, and the
+ * claims asked for in the same turn of the event loop (a batch's sends all
+ * start together) are made in one statement (markSending). A row is thus
+ * 'sending' only once its request is about to be on the wire: a process
+ * killed before that leaves it pending, and whoever recovers it sends it
+ * (issue 30, item 7); one killed after it loses only what it had on the
+ * wire, which D5 settles as unanswered.
  */
-export function sendClaimedAcceptance(rt: Runtime, place: Reservation, delivery: ClaimedDelivery): void {
+export class SendingClaims {
+  private asked: Array<{ id: string; resolve: (claimed: boolean) => void; reject: (err: unknown) => void }> = [];
+
+  constructor(private readonly rt: Pick<Runtime, 'orm'>) {}
+
+  /** Resolves true when this caller now holds the claim of `id` (false: someone else sent it). */
+  claim(id: string): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      if (!this.asked.length) setImmediate(() => this.flush());
+      this.asked.push({ id, resolve, reject });
+    });
+  }
+
+  private flush(): void {
+    const asked = this.asked;
+    this.asked = [];
+    Promise.resolve()
+      .then(() => markSending(this.rt.orm.em.fork(), asked.map((a) => a.id)))
+      .then(
+        (ids) => {
+          const claimed = new Set(ids);
+          for (const a of asked) a.resolve(claimed.has(a.id));
+        },
+        (err: unknown) => {
+          for (const a of asked) a.reject(err);
+        },
+      );
+  }
+}
+
+/**
+ * After the commit of a closing batch that planned the 6.1 for this process
+ * (`rt.acceptanceSends`, where the batch held `place` before writing it):
+ * sent from here at once, without the queue's hop, which under load was most
+ * of the time between the selection and the generator's request (issue 12,
+ * item 3). It is claimed (`claims`, one statement for the batch's sends)
+ * just before its request goes out, so it is still sent once: a row someone
+ * else claimed first is left to them. A send that fails before its claim
+ * (PostgreSQL away) goes to the queue unclaimed, whose job sends it; one that
+ * fails after its claim, before its answer is recorded, goes to the queue
+ * too, whose job settles the claim as unanswered once the webhook timeout has
+ * passed (D5: it may have gone out); so does a process that dies while
+ * sending, through the outbox sweeper.
+ */
+export function sendClaimedAcceptance(rt: Runtime, place: Reservation, delivery: ClaimedDelivery, claims: SendingClaims = new SendingClaims(rt)): void {
   place.start(async () => {
     try {
+      if (!(await claims.claim(delivery.id))) return;
       await sendClaimed(rt, rt.orm.em.fork(), delivery);
     } catch (err) {
       rt.log.warn({ err, deliveryId: delivery.id }, 'acceptance notification not recorded by the selecting process; enqueued');

@@ -19,7 +19,7 @@ import type { Config } from '../../../../config/index.js';
 import { lockDueOffers, type LockedOfferRow } from '../../../db/stores/offers.js';
 import { closingResponsesOf } from '../../../db/stores/responses.js';
 import { selectionNovelties, type NoticeReceiver } from '../../notifications/plan.js';
-import { claimedAtWrite, deliveryRow, type ClaimedDelivery, type insertDeliveries } from '../../../db/stores/deliveries.js';
+import { deliveryRow, toSend, type ClaimedDelivery, type DeliveryRow } from '../../../db/stores/deliveries.js';
 import { responseView } from '../acceptance/responses.js';
 import { requireCommitSteps, type OfferRef } from '../lifecycle/announce.js';
 import { applyMoves, assertMove, planMove, type MoveEffects } from '../lifecycle/moves.js';
@@ -37,7 +37,7 @@ export type ClosedWindow =
       kind: 'selected';
       uuid: string;
       selection: Selection;
-      /** the 6.1, when it was written claimed (closeWindows' `claimNow`): to be sent right after the commit */
+      /** the 6.1, when its caller holds a place to send it (closeWindows' `claimNow`): to be claimed and sent right after the commit */
       claimed: ClaimedDelivery | null;
       deadlineAt: Date | null;
       expiresAt: Date | null;
@@ -61,7 +61,8 @@ export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: 
  * The moves' announcements are declared on the transaction; the caller
  * declares what it does with the 6.1 deliveries and the expiries. A 6.1 for
  * which `claimNow` answers true (its caller holds a place to send it after
- * the commit) is written claimed, and returned with what its send needs.
+ * the commit) is returned with what its send needs; it is written pending
+ * like the others, and claimed just before it is sent (acceptanceNotification.ts).
  */
 export async function closeWindows(
   em: EntityManager,
@@ -76,7 +77,7 @@ export async function closeWindows(
   const at = new Date();
   const moves: MoveEffects[] = [];
   /** the 6.1 deliveries, written with the moves' own */
-  const notifications: Parameters<typeof insertDeliveries>[1] = [];
+  const notifications: DeliveryRow[] = [];
   const closed: ClosedWindow[] = [];
   for (const w of windows) {
     const ref: OfferRef = { uuid: w.uuid, generatorId: w.generator.id };
@@ -92,13 +93,8 @@ export async function closeWindows(
       if (notice) {
         const row = deliveryRow({ offer: w.uuid, kind: 'acceptance', receiver: w.generator.id, ...notice, eventHeader: false });
         deliveryId = row.id;
-        if (claimNow(row.id)) {
-          const written = claimedAtWrite(row, w.generatorKeys);
-          notifications.push(written.row);
-          claimed = written.claimed;
-        } else {
-          notifications.push(row);
-        }
+        notifications.push(row);
+        if (claimNow(row.id)) claimed = toSend(row, w.generatorKeys);
       }
     }
     const subject = { uuid: w.uuid, state: w.state, generatorId: w.generator.id, motivo: w.motivo, codigoServicio: w.codigoServicio, codigoSolicitud: null, technicianId: null };

@@ -15,7 +15,7 @@
  * no two batches wait on each other.
  */
 import type { Runtime } from '../../ports.js';
-import { enqueueAcceptance, resumeAcceptance, sendClaimedAcceptance } from './acceptanceNotification.js';
+import { enqueueAcceptance, resumeAcceptance, sendClaimedAcceptance, SendingClaims } from './acceptanceNotification.js';
 import type { Reservation } from '../../ports.js';
 import { afterCommit, onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvents, type OfferEventOf } from '../lifecycle/events.js';
@@ -41,8 +41,9 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
     await resumeAcceptance(rt, uuid, seen?.unfinished ?? []);
     return 'nothing';
   }
-  // A 6.1 this process will send right after the commit is written claimed, in a place held before the write;
-  // places the commit's step does not start (the transaction failed) are released.
+  // A 6.1 this process will send right after the commit has a place held before the write; it is claimed just before
+  // its request goes out (one statement for the batch's: SendingClaims). Places the commit's step does not start (the
+  // transaction failed) are released.
   const places = new Map<string, Reservation>();
   const claimNow = (deliveryId: string) => {
     const place = rt.acceptanceSends?.reserve(deliveryId);
@@ -55,15 +56,16 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
       const windows = await lockDueWindows(em, uuid, CLOSE_BATCH - 1, new Date());
       if (!windows.length) return [];
       let batch: ClosedWindow[] = [];
-      // After the commit, first the acceptance notifications (6.1: sent from here when written claimed, else
+      // After the commit, first the acceptance notifications (6.1: sent from here when a place is held, else
       // enqueued) and the expiries of the unanswered, then the moves' own announcements (declared by closeWindows,
       // after this step). A lost expiry enqueue is the sweeper's once the offer is overdue.
       onCommit(em, async () => {
+        const claims = new SendingClaims(rt);
         await Promise.all(
           batch.map((c) => {
             if (c.kind === 'selected') {
               const { claimed } = c;
-              if (claimed) return sendClaimedAcceptance(rt, places.get(claimed.id)!, claimed);
+              if (claimed) return sendClaimedAcceptance(rt, places.get(claimed.id)!, claimed, claims);
               const deliveryId = c.selection.deliveryId;
               if (deliveryId) return afterCommit(rt, 'enqueue acceptance notification', { deliveryId }, () => enqueueAcceptance(rt, deliveryId));
               return undefined;
