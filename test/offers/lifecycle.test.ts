@@ -87,7 +87,8 @@ describe('offer lifecycle with the workers running', () => {
     await makeServiceType(fork(), { id: 1 });
     gen = await makeGenerator(fork());
     // the run's Redis or, with REDIS_CLUSTER_NODES set, its cluster (.ci/run runs this suite on both)
-    sub = duplicateRedis(app.rt.redis);
+    // a listener waits for Redis (the runtime's command connection it is copied from fails fast, D21)
+    sub = duplicateRedis(app.rt.redis, { enableOfflineQueue: true });
     await sub.subscribe(busChannel(app.rt.config.queuePrefix));
     sub.on('message', (_c, m: string) => events.push(...perTechnician(JSON.parse(m) as BusMessage)));
     nock.emitter.on('no match', onNoMatch);
