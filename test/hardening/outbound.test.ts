@@ -45,7 +45,8 @@ describe('hardening: outbound replies and geocoder results are stored (issue 8.4
   const fork = () => app.rt.orm.em.fork();
 
   before(async () => {
-    app = await startCleanApp({ env: { OFFER_RESPONSE_WINDOW_MS: '300', GEOCODER: 'nominatim', NOMINATIM_URL: 'http://nominatim.test', GEOCODER_TIMEOUT_MS: '1000' } });
+    // a window long enough for the answer to land in it on a loaded machine (300 ms closed it unanswered now and then)
+    app = await startCleanApp({ env: { OFFER_RESPONSE_WINDOW_MS: '2000', GEOCODER: 'nominatim', NOMINATIM_URL: 'http://nominatim.test', GEOCODER_TIMEOUT_MS: '1000' } });
     await makeServiceType(fork(), { id: 1 });
   });
   afterEach(() => nock.cleanAll());
