@@ -82,6 +82,8 @@ export interface RedisTopology {
   env(): Record<string, string>;
   /** a client that reaches Redis directly (not through the proxies), for the test's own look */
   direct(): Redis | Cluster;
+  /** connections each Redis proxy accepted (every one > 0: the children's Redis traffic went through the proxies) */
+  accepted(): number[];
   cut(): void;
   stall(): void;
   restore(): void;
@@ -104,6 +106,7 @@ export function singleRedis(): RedisTopology {
     },
     env: () => ({ REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_CLUSTER_NODES: '', REDIS_CLUSTER_NAT_MAP: '' }),
     direct: () => new Redis(redis.url),
+    accepted: () => [proxy.accepted],
     cut: () => proxy.cut(),
     stall: () => proxy.stall(),
     restore: () => proxy.restore(),
@@ -135,6 +138,7 @@ export function clusterRedis(): RedisTopology {
       REDIS_CLUSTER_NAT_MAP: cluster.nodes.map((n, i) => `${n.host}:${n.port}=127.0.0.1:${proxies[i].port}`).join(','),
     }),
     direct: () => new Cluster(cluster.nodes),
+    accepted: () => proxies.map((p) => p.accepted),
     cut: each((p) => p.cut()),
     stall: each((p) => p.stall()),
     restore: each((p) => p.restore()),
@@ -422,6 +426,7 @@ export function outageScenario(topology: RedisTopology, tag: string): void {
       }
       lines.push(`  every window, late after its deadline or its outage's end: p50 ${seconds(quantile(late, 0.5))} s, p99 ${seconds(quantile(late, 0.99))} s, max ${seconds(late[late.length - 1] ?? 0)} s`);
       const logs = [...logLines(web!.stdout()), ...logLines(worker!.stdout())];
+      lines.push(`  connections through the Redis proxies: ${topology.accepted().join(', ')}`);
       lines.push(`  log lines: error ${logs.filter((l) => Number(l.level) === 50).length}, fatal ${logs.filter((l) => Number(l.level) >= 60).length}; processes exited: ${[web, worker].filter((p) => p!.child.exitCode !== null || p!.child.signalCode !== null).length}`);
       console.log(lines.join('\n'));
 
@@ -433,6 +438,7 @@ export function outageScenario(topology: RedisTopology, tag: string): void {
       expect(calls.filter((c) => c.status === 0), 'requests without an answer (hung to the client timeout, or refused)').to.deep.equal([]);
       expect(unavailable.filter((c) => !c.retryAfter), '503 without Retry-After').to.deep.equal([]);
       expect(calls.filter((c) => ![200, 400, 503].includes(c.status)), 'answers other than 200, 400 (closed) and 503').to.deep.equal([]);
+      for (const n of topology.accepted()) expect(n, 'connections through a Redis proxy').to.be.greaterThan(0);
       expect(unavailable.length, 'the faults were seen by the clients').to.be.greaterThan(0);
       expect(lost, 'acknowledged offers not stored').to.deep.equal([]);
       expect(stillOpen.map((o) => o.uuid), 'acknowledged offers still ABIERTA').to.deep.equal([]);
