@@ -109,6 +109,16 @@ const VARS = {
   SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 5000, minimum: 0 },
   /** a bearer token a Prometheus scraper may use for GET /metrics (operators use their session); empty: none */
   METRICS_TOKEN: { key: 'metricsToken', type: 'string', default: '', secret: true, pattern: '^(.{16,})?$' },
+  /** after provisioning gives an API user a new key, how long the previous one still authenticates (seconds, D24) */
+  API_KEY_GRACE_S: { key: 'apiKeyGraceS', type: 'integer', default: 86400, minimum: 0, maximum: 2592000 },
+  /** how long SMS rows (sms_message) are kept, in days */
+  SMS_RETENTION_DAYS: { key: 'smsRetentionDays', type: 'integer', default: 30, minimum: 1 },
+  /** how long chat messages are kept after they were sent, in days */
+  CHAT_RETENTION_DAYS: { key: 'chatRetentionDays', type: 'integer', default: 90, minimum: 1 },
+  /** how long a survey's free-text comment is kept, in days (the rating stays: technicians' rates average it) */
+  SURVEY_COMMENT_RETENTION_DAYS: { key: 'surveyCommentRetentionDays', type: 'integer', default: 180, minimum: 1 },
+  /** how long a customer's tracking token row is kept after it expired, in days */
+  TRACKING_TOKEN_RETENTION_DAYS: { key: 'trackingTokenRetentionDays', type: 'integer', default: 1, minimum: 0 },
   /** how long the delivery log (every webhook attempt) is kept, in days (D18: at least 30) */
   DELIVERY_RETENTION_DAYS: { key: 'deliveryRetentionDays', type: 'integer', default: 30, minimum: 30 },
   /** SMS provider for tracking codes (D16): outbox (offline table), http or twilio */
@@ -122,6 +132,12 @@ const VARS = {
   SMS_TIMEOUT_MS: { key: 'smsTimeoutMs', type: 'integer', default: 10000, minimum: 1 },
   /** tries of one SMS before it is recorded as failed (exponential backoff from 1 s) */
   SMS_ATTEMPTS: { key: 'smsAttempts', type: 'integer', default: 4, minimum: 1, maximum: 20 },
+  /** tracking-code SMS one generator's services may send in 24 hours (D24); beyond it nothing is sent and the answer does not change */
+  SMS_DAILY_BUDGET: { key: 'smsDailyBudget', type: 'integer', default: 1000, minimum: 0 },
+  /** comma-separated E.164 prefixes an SMS may go to (D24); any other destination is not sent to */
+  SMS_ALLOWED_PREFIXES: { key: 'smsAllowedPrefixes', type: 'string', default: '+57', pattern: '^\\s*\\+[0-9]{1,15}\\s*(,\\s*\\+[0-9]{1,15}\\s*)*$' },
+  /** the country calling code a phone written without `+` is read in (national numbers, D24) */
+  SMS_COUNTRY_CODE: { key: 'smsCountryCode', type: 'string', default: '57', pattern: '^[1-9][0-9]{0,2}$' },
   /** tracking codes sent to one phone per day, whatever the expediente (D16: no SMS flood) */
   SMS_DAILY_CAP_PER_PHONE: { key: 'smsDailyCapPerPhone', type: 'integer', default: 10, minimum: 1 },
   /** tracking code requests and code checks per client IP in TRACKING_LIMIT_WINDOW_S, API and customer page together (then 429) */
@@ -176,11 +192,13 @@ type Derived = { readonly [N in keyof Vars as Vars[N]['key']]: ValueOf<Vars[N]> 
  * The one typed configuration object (STYLE 12), derived from VARS; the two
  * outbound-target variables are read into their final shape by loadConfig.
  */
-export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues' | 'trustProxyHops' | 'redisClusterNodes' | 'redisClusterNatMap'> & {
+export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts' | 'workerQueues' | 'trustProxyHops' | 'redisClusterNodes' | 'redisClusterNatMap' | 'smsAllowedPrefixes'> & {
   /** D24: the client is this many X-Forwarded-For entries from the right (TRUST_PROXY_HOPS; 1 when unset) */
   readonly trustProxyHops: number;
   /** whether TRUST_PROXY_HOPS was set (production with TRUST_PROXY and no hops says so at start) */
   readonly trustProxyHopsSet: boolean;
+  /** SMS_ALLOWED_PREFIXES read into its prefixes (`+57`, …) */
+  readonly smsAllowedPrefixes: readonly string[];
   /** REDIS_CLUSTER_NODES read into seed nodes; empty: one Redis at REDIS_URL */
   readonly redisClusterNodes: ReadonlyArray<{ readonly host: string; readonly port: number }>;
   /** REDIS_CLUSTER_NAT_MAP read into ioredis's natMap: announced `host:port` → where to connect */
@@ -287,6 +305,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (out.smsProvider === 'http' && !out.smsHttpUrl) problems.push('SMS_HTTP_URL is required when SMS_PROVIDER is http');
   if (out.smsProvider === 'twilio' && (!out.twilioAccountSid || !out.twilioAuthToken || !out.twilioFrom)) {
     problems.push('TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM are required when SMS_PROVIDER is twilio');
+  }
+  out.smsAllowedPrefixes = String(out.smsAllowedPrefixes ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  // D24: outbox keeps each code in clear in a table operators read; never where customers are real.
+  if (out.smsProvider === 'outbox' && nodeEnv === 'production') {
+    problems.push('SMS_PROVIDER=outbox is refused when NODE_ENV is production (it keeps tracking codes in clear); set http or twilio');
+  }
+  // A code and the provider's credentials would cross the network in clear.
+  if (nodeEnv === 'production' && out.smsProvider === 'http' && /^http:/i.test(String(out.smsHttpUrl))) {
+    problems.push('SMS_HTTP_URL must be https:// when NODE_ENV is production (the codes and SMS_HTTP_TOKEN travel in it)');
+  }
+  if (nodeEnv === 'production' && out.smsProvider === 'twilio' && /^http:/i.test(String(out.twilioApiUrl))) {
+    problems.push('TWILIO_API_URL must be https:// when NODE_ENV is production (the codes and TWILIO_AUTH_TOKEN travel in it)');
   }
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze(out) as unknown as Config;

@@ -12,7 +12,7 @@ import { IDENTITY_LIMITS } from '../limits.js';
 import { isStorableText } from '../text.js';
 import { UNAVAILABLE_MESSAGE, UNAVAILABLE_RETRY_AFTER_S, isOutage } from '../outage.js';
 import type { AuthGuard } from './failLimit.js';
-import { safeEqual, sha256Hex } from './passwords.js';
+import { apiKeyHash, safeEqual, sha256Hex } from './passwords.js';
 
 export const AUTH_MESSAGES = {
   basicMissing: 'No se han brindado las credenciales de acceso.',
@@ -111,7 +111,13 @@ export async function authenticateApiKey(
   if (!user) {
     let users: ApiUser[];
     try {
-      users = await lookupEm(em).find(ApiUser, { apiKey: key }, { limit: 2 });
+      // Keys are stored as their SHA-256 only (D24); a rotated key's previous hash holds until its grace ends.
+      const hash = apiKeyHash(key);
+      users = await lookupEm(em).find(
+        ApiUser,
+        { $or: [{ apiKeyHash: hash }, { previousApiKeyHash: hash, previousKeyUntil: { $gt: new Date() } }] },
+        { limit: 2 },
+      );
     } catch (err) {
       // PostgreSQL away: the error middleware's 503 in this envelope (D21)
       if (isOutage(err)) throw new HttpError(503, keyError(503, UNAVAILABLE_MESSAGE).body, { 'Retry-After': String(UNAVAILABLE_RETRY_AFTER_S) });

@@ -14,3 +14,13 @@ export function safeEqual(a: string, b: string): boolean {
   }
   return timingSafeEqual(ab, bb);
 }
+
+/**
+ * How an API key is stored and looked up (D24): its SHA-256, hex. Keys are
+ * high-entropy (at least 24 characters, provisioning refuses shorter ones),
+ * so a plain digest suffices (decision SEC-22); it is also the fingerprint a
+ * technician's token is bound to (D20).
+ */
+export function apiKeyHash(key: string): string {
+  return sha256Hex(key);
+}

@@ -18,7 +18,7 @@ import {
 } from '../db/entities/index.js';
 import { setCoverage, setTechnicianPosition } from '../geo/store.js';
 import { addressKey } from '../geocoding/index.js';
-import { sha256Hex } from '../auth/passwords.js';
+import { apiKeyHash, sha256Hex } from '../auth/passwords.js';
 import { SECTIONS, type Point, type ProvisionDocument, type ProvisionSummary, type Section } from './document.js';
 
 /** Serializes concurrent provisioning runs (two `npm start` on one empty database). */
@@ -42,7 +42,32 @@ function byKey<T, K>(rows: T[], key: (row: T) => K): Map<K, T> {
   return new Map(rows.map((r) => [key(r), r]));
 }
 
-export async function applyDocument(em: EntityManager, doc: ProvisionDocument): Promise<ProvisionSummary> {
+/**
+ * The key columns of an API user after provisioning gives it `key` (D24): the
+ * key's hash; a different key before it stays valid `graceS` more seconds as
+ * the previous one (0: refused at once); no key revokes the current one at once.
+ */
+export function rotatedKey(
+  row: Pick<ApiUser, 'apiKeyHash' | 'previousApiKeyHash' | 'previousKeyUntil'> | undefined,
+  key: string | undefined,
+  graceS: number,
+  now = new Date(),
+): Pick<ApiUser, 'apiKeyHash' | 'previousApiKeyHash' | 'previousKeyUntil'> {
+  const hash = key === undefined ? null : apiKeyHash(key);
+  const current = row?.apiKeyHash ?? null;
+  if (!row || hash === current) {
+    return { apiKeyHash: hash, previousApiKeyHash: row?.previousApiKeyHash ?? null, previousKeyUntil: row?.previousKeyUntil ?? null };
+  }
+  if (hash === null || current === null || graceS <= 0) return { apiKeyHash: hash, previousApiKeyHash: null, previousKeyUntil: null };
+  return { apiKeyHash: hash, previousApiKeyHash: current, previousKeyUntil: new Date(now.getTime() + graceS * 1000) };
+}
+
+export interface ApplyOptions {
+  /** how long a replaced API key stays valid (API_KEY_GRACE_S) */
+  apiKeyGraceS: number;
+}
+
+export async function applyDocument(em: EntityManager, doc: ProvisionDocument, opts: ApplyOptions): Promise<ProvisionSummary> {
   await em.getConnection().execute('select pg_advisory_xact_lock(?)', [ADVISORY_LOCK], 'run', em.getTransactionContext());
   const summary = Object.fromEntries(SECTIONS.map((s) => [s, { created: 0, updated: 0, unchanged: 0 }])) as ProvisionSummary;
   const count = (section: Section, outcome: Outcome) => summary[section][outcome]++;
@@ -92,7 +117,6 @@ export async function applyDocument(em: EntityManager, doc: ProvisionDocument): 
       endpoints: u.endpoints,
       businessName: u.businessName,
       nit: u.nit ?? null,
-      apiKey: u.apiKey ?? null,
       urlApi: u.urlApi ?? null,
       apiEndpoint: u.apiEndpoint ?? {},
       webhookSecret: u.webhookSecret ?? null,
@@ -101,9 +125,11 @@ export async function applyDocument(em: EntityManager, doc: ProvisionDocument): 
       offersPerMinute: u.offersPerMinute ?? null,
     };
     const row = users.get(u.username);
-    if (row) counted('apiUsers', assignChanged(row, want));
+    // The key is kept only as its hash (D24); the outbound key, when the document leaves it out, stays as it is.
+    const keys = { ...rotatedKey(row, u.apiKey, opts.apiKeyGraceS), outboundKey: u.outboundKey ?? row?.outboundKey ?? null };
+    if (row) counted('apiUsers', assignChanged(row, { ...want, ...keys }));
     else {
-      users.set(u.username, em.create(ApiUser, { username: u.username, ...want }));
+      users.set(u.username, em.create(ApiUser, { username: u.username, ...want, ...keys }));
       count('apiUsers', 'created');
     }
   }

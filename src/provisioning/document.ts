@@ -41,6 +41,8 @@ export interface ApiUserDoc {
   urlApi?: string;
   apiEndpoint?: Record<string, string>;
   webhookSecret?: string;
+  /** the x-apikey our webhooks to this profile carry (D24: its own secret) */
+  outboundKey?: string;
   helpLine?: string;
   requiresPaymentConfirmation?: boolean;
   /** D24: offers per minute (POST /oferta, /asignacion-directa); absent: QUOTA_OFFERS_PER_MIN */

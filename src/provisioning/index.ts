@@ -17,13 +17,18 @@ export type ProvisionResult =
   | { ok: false; problems: string[] };
 
 /** `targets`: where tenants' URLs may point (the process's configuration by default). */
-export async function provision(em: EntityManager, input: unknown, targets: TargetPolicy = configTargets(config())): Promise<ProvisionResult> {
+export async function provision(
+  em: EntityManager,
+  input: unknown,
+  targets: TargetPolicy = configTargets(config()),
+  graceS: number = config().apiKeyGraceS,
+): Promise<ProvisionResult> {
   const checked = checkSchema(input);
   if (!checked.ok) return checked;
   const { doc } = checked;
   const problems = await checkReferences(em.fork(), doc, targets);
   if (problems.length) return { ok: false, problems };
-  const summary = await em.fork().transactional((tx) => applyDocument(tx, doc));
+  const summary = await em.fork().transactional((tx) => applyDocument(tx, doc, { apiKeyGraceS: graceS }));
   return { ok: true, doc, summary };
 }
 

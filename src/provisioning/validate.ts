@@ -10,6 +10,7 @@ import addFormatsModule from 'ajv-formats';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser, BusinessLine, Central, ServiceType } from '../db/entities/index.js';
 import { addressKey } from '../geocoding/index.js';
+import { apiKeyHash } from '../auth/passwords.js';
 import { refusedUrl, type TargetPolicy } from '../webhooks/targets.js';
 import { SCHEMA_PATH, SECTIONS, type ProvisionDocument, type Section } from './document.js';
 
@@ -153,16 +154,25 @@ export async function checkReferences(em: EntityManager, doc: ProvisionDocument,
     if (nits.has(t.central)) problems.push(`/technicians/${i}/central: no central with nit '${t.central}'`);
   });
 
-  // An API key identifies exactly one user: it may not stay with a user the document does not name.
-  const keys = (doc.apiUsers ?? []).flatMap((u) => (u.apiKey === undefined ? [] : [u.apiKey]));
-  if (keys.length) {
+  // An API key identifies exactly one user: it may not stay with a user the document does not name, nor be another's
+  // previous key still in its grace (keys are compared by their hashes, D24).
+  const hashes = (doc.apiUsers ?? []).flatMap((u) => (u.apiKey === undefined ? [] : [apiKeyHash(u.apiKey)]));
+  if (hashes.length) {
     const named = new Set((doc.apiUsers ?? []).map((u) => u.username));
-    const holders = await em.find(ApiUser, { apiKey: { $in: keys } });
+    const holders = await em.find(ApiUser, {
+      $or: [{ apiKeyHash: { $in: hashes } }, { previousApiKeyHash: { $in: hashes }, previousKeyUntil: { $gt: new Date() } }],
+    });
     doc.apiUsers?.forEach((u, i) => {
-      const other = holders.find((h) => h.apiKey === u.apiKey && !named.has(h.username));
+      if (u.apiKey === undefined) return;
+      const hash = apiKeyHash(u.apiKey);
+      const other = holders.find((h) => h.username !== u.username && (h.apiKeyHash === hash || h.previousApiKeyHash === hash) && !named.has(h.username));
       if (other) problems.push(`/apiUsers/${i}/apiKey: already the API key of user '${other.username}'`);
     });
   }
+  // D24: the credential our webhooks carry is its own secret, never the key the profile calls us with.
+  doc.apiUsers?.forEach((u, i) => {
+    if (u.outboundKey !== undefined && u.outboundKey === u.apiKey) problems.push(`/apiUsers/${i}/outboundKey: must differ from apiKey (the outbound credential is its own secret)`);
+  });
 
   for (const [i, c] of (doc.centrals ?? []).entries()) {
     if ('center' in c.coverage) continue;

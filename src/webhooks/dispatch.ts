@@ -6,7 +6,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ApiEndpointMap, ApiUser } from '../db/entities/index.js';
+import type { ApiEndpointMap, ApiUser, DeliveryKind } from '../db/entities/index.js';
 import type { Config } from '../../config/index.js';
 import {
   closeResendAttempt,
@@ -39,6 +39,27 @@ export function profileEndpoint(user: Pick<ApiUser, 'urlApi' | 'apiEndpoint'>, k
   return `${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
 }
 
+/** The profile endpoint each kind of delivery goes to (spec 6.1, D8, D12, D20); a test (D23) names its own. */
+const ENDPOINT_OF: Partial<Record<DeliveryKind, keyof ApiEndpointMap>> = {
+  acceptance: 'respuesta',
+  state: 'estado',
+  novedad: 'novedad',
+  'offer-push': 'oferta',
+  'assignment-push': 'oferta',
+};
+
+/**
+ * Where a claimed delivery goes now: the receiver's endpoint as its profile
+ * reads at send time (a retry or a resend follows a changed URL, issue 29
+ * item 4), the row's URL when it has no receiver profile to read; null when
+ * the profile no longer has that endpoint.
+ */
+export function currentUrl(d: Pick<ClaimedDelivery, 'kind' | 'url' | 'profile'>): string | null {
+  const key = ENDPOINT_OF[d.kind];
+  if (!d.profile || !key) return d.url;
+  return profileEndpoint({ urlApi: d.profile.urlApi, apiEndpoint: d.profile.apiEndpoint ?? {} }, key);
+}
+
 /** The first REPLY_STORED_CHARS of a text, storable (a cut never leaves half a surrogate pair, issue 8.4). */
 function stored(text: string | null): string | null {
   return text === null ? null : storableText(text.slice(0, REPLY_STORED_CHARS));
@@ -49,6 +70,8 @@ export type Verdict = 'ok' | 'failed' | 'pending';
 /** A claimed delivery sent, not recorded yet: what the caller judged of the answer. */
 export interface SentDelivery {
   id: string;
+  /** where it went */
+  url: string;
   outcome: WebhookOutcome;
   verdict: Verdict;
   /** as stored: why the try failed (`HTTP <status>`, a timeout, a refused connection...), null when ok */
@@ -65,21 +88,25 @@ export interface Attempt extends Omit<SentDelivery, 'id'> {
 
 /** Sends a claimed delivery once and judges the answer (`pending` leaves it to be tried again); records nothing. */
 export async function sendDelivery(d: ClaimedDelivery, cfg: SendConfig, judge: (outcome: WebhookOutcome) => Verdict): Promise<SentDelivery> {
-  const outcome = await sendWebhook(
-    { method: d.method, url: d.url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret, eventId: d.eventId },
-    cfg.webhookTimeoutMs,
-    configTargets(cfg),
-  );
+  const url = currentUrl(d);
+  const outcome: WebhookOutcome = url
+    ? await sendWebhook(
+        { method: d.method, url, headers: d.headers, body: d.body, apiKey: d.apiKey, secret: d.secret, eventId: d.eventId },
+        cfg.webhookTimeoutMs,
+        configTargets(cfg),
+      )
+    : { ok: false, statusCode: null, latencyMs: 0, replyBody: null, retryAfterMs: null, error: `the receiver's profile has no ${ENDPOINT_OF[d.kind]} endpoint now`, sentHeaders: {} };
   const verdict = judge(outcome);
   webhookDeliveries.inc({ kind: d.kind, outcome: outcome.ok ? 'ok' : 'failed' });
   const error = outcome.error ?? (verdict === 'ok' ? null : `HTTP ${outcome.statusCode}`);
-  return { id: d.id, outcome, verdict, error };
+  return { id: d.id, url: url ?? d.url, outcome, verdict, error };
 }
 
 /** Records tries in one statement, whatever their number; the rows recorded, each with its receiver's next delivery. */
 async function record(em: EntityManager, sent: readonly SentDelivery[], actor: string): Promise<Array<{ id: string; next: string | null }>> {
-  const rows = sent.map(({ id, outcome, verdict, error }) => ({
+  const rows = sent.map(({ id, url, outcome, verdict, error }) => ({
     id,
+    url,
     state: verdict,
     status_code: outcome.statusCode,
     latency_ms: outcome.latencyMs,
@@ -104,9 +131,9 @@ export async function attemptDelivery(
   judge: (outcome: WebhookOutcome) => Verdict,
   actor = 'system',
 ): Promise<Attempt> {
-  const { outcome, verdict, error } = await sendDelivery(d, cfg, judge);
-  const [row] = await record(em, [{ id: d.id, outcome, verdict, error }], actor);
-  return { outcome, verdict, error, recorded: Boolean(row), next: row?.next ?? null };
+  const { url, outcome, verdict, error } = await sendDelivery(d, cfg, judge);
+  const [row] = await record(em, [{ id: d.id, url, outcome, verdict, error }], actor);
+  return { url, outcome, verdict, error, recorded: Boolean(row), next: row?.next ?? null };
 }
 
 /**
@@ -117,6 +144,7 @@ export async function attemptDelivery(
 export async function resendOnce(em: EntityManager, d: ClaimedDelivery, attemptId: string, cfg: SendConfig): Promise<SentDelivery> {
   const sent = await sendDelivery(d, cfg, (o) => (o.ok ? 'ok' : 'failed'));
   await closeResendAttempt(em, attemptId, {
+    url: sent.url,
     request_headers: sent.outcome.sentHeaders,
     status_code: sent.outcome.statusCode,
     latency_ms: sent.outcome.latencyMs,

@@ -9,6 +9,7 @@ import { expect } from 'chai';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CredentialCache, publishAuthInvalidation } from '../../src/auth/cache.js';
 import { authenticateApiKey, authenticateBasic } from '../../src/auth/credentials.js';
+import { apiKeyHash } from '../../src/auth/passwords.js';
 import { Offer } from '../../src/db/entities/index.js';
 import { makeApiUser, makeGenerator, makeServiceType } from '../helpers/factories.js';
 import { offerBody } from '../helpers/offers.js';
@@ -92,7 +93,7 @@ describe('credential cache (issue 12 item 5)', () => {
       const { user } = await makeApiUser(short.rt.orm.em.fork(), { apiKey: 'key-cache-test-0001', endpoints: ['*'] });
       const progress = () => short.client.put('api/v3/estado-servicio', { headers: { 'x-apikey': 'key-cache-test-0001' }, json: {} });
       expect((await progress()).statusCode, 'authenticated: the body is what is wrong').to.equal(400);
-      await short.rt.orm.em.fork().execute(`update api_user set api_key = 'key-cache-test-0002' where id = ?`, [user.id]);
+      await short.rt.orm.em.fork().execute(`update api_user set api_key_hash = ? where id = ?`, [apiKeyHash('key-cache-test-0002'), user.id]);
       const refused = await waitFor(async () => {
         const r = await progress();
         return r.statusCode === 401 ? r : null;

@@ -167,7 +167,7 @@ describe('the customer page in headless Chromium (issue 9, D14)', function () {
       await page.keyboard.type('3009998877');
       await page.keyboard.press('Enter');
       await page.getByLabel('Código de 6 dígitos').waitFor();
-      await smsCode('3009998877');
+      await smsCode('+573009998877');
       await page.getByLabel('Código de 6 dígitos').fill('000000');
       await page.keyboard.press('Enter');
       await page.getByRole('alert').waitFor();

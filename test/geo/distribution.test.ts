@@ -7,7 +7,7 @@ import { distributeOffer } from '../../src/domain/distribution/distribute.js';
 import { signOperatorToken } from '../../src/auth/jwt.js';
 import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
-import { BOGOTA, makeApiUser, makeCentral, makeOffer, makeOperator, makeServiceType, makeTechnician } from '../helpers/factories.js';
+import { BOGOTA, makeApiUser, makeCentral, makeOffer, makeOperator, makeServiceType, makeTechnician, type ApiUserOverrides } from '../helpers/factories.js';
 import { captureEvents, northOf, square } from '../helpers/geo.js';
 import { waitFor } from '../helpers/wait.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
@@ -24,7 +24,7 @@ interface Setup {
   techs: Record<string, Technician>;
 }
 
-async function centralUser(em: EntityManager, host: string, o: Partial<ApiUser> = {}): Promise<ApiUser> {
+async function centralUser(em: EntityManager, host: string, o: ApiUserOverrides = {}): Promise<ApiUser> {
   return (await makeApiUser(em, { urlApi: host, apiEndpoint: { oferta: '/ofertas' }, ...o })).user;
 }
 
@@ -35,7 +35,7 @@ async function world(em: EntityManager): Promise<Setup> {
   const generator = (await makeApiUser(em)).user;
   const a = await makeCentral(em, {
     name: 'Central A',
-    apiUser: await centralUser(em, 'http://central-a.test/', { apiKey: 'key-of-central-a-000000', webhookSecret: SECRET }),
+    apiUser: await centralUser(em, 'http://central-a.test/', { apiKey: 'inbound-key-of-central-a-000000', outboundKey: 'key-of-central-a-000000', webhookSecret: SECRET }),
     coverage: { center: BOGOTA, radiusKm: 40 },
   });
   const b = await makeCentral(em, { name: 'Central B', apiUser: await centralUser(em, 'http://127.0.0.1:1'), coverage: square(BOGOTA, 0.2) });
@@ -134,6 +134,7 @@ describe('distribution job (D8)', () => {
     });
     const h = received!.headers;
     expect(h['content-type']).to.equal('application/json');
+    // D24: the profile's own outbound key, never the key it calls us with
     expect(h['x-apikey']).to.equal('key-of-central-a-000000');
     const expectedSig = createHmac('sha256', SECRET).update(`${String(h['x-timestamp'])}.${JSON.stringify(received!.body)}`).digest('hex');
     expect(h['x-signature']).to.equal(expectedSig);

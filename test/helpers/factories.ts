@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import argon2 from 'argon2';
 import { ApiUser, BusinessLine, OperatorUser, ServiceType } from '../../src/db/entities/index.js';
-import { sha256Hex } from '../../src/auth/passwords.js';
+import { apiKeyHash, sha256Hex } from '../../src/auth/passwords.js';
 import { basic } from './harness.js';
 
 let seq = 0;
@@ -14,11 +14,19 @@ const next = () => `${Date.now().toString(36)}${(++seq).toString(36)}`;
 
 export interface ApiUserOverrides extends Partial<Omit<ApiUser, 'id'>> {
   password?: string;
+  /** the inbound key in clear: stored as its hash (D24), as provisioning does */
+  apiKey?: string | null;
 }
+
+/** The key in clear of each API user a factory made (the table keeps only its hash). */
+const KEYS = new WeakMap<ApiUser, string>();
+
+/** The x-apikey in clear of a user made by makeApiUser (undefined: none). */
+export const keyOf = (user: ApiUser): string | undefined => KEYS.get(user);
 
 export async function makeApiUser(em: EntityManager, o: ApiUserOverrides = {}): Promise<{ user: ApiUser; password: string }> {
   const password = o.password ?? `pw-${randomBytes(6).toString('hex')}`;
-  const { password: _pw, ...rest } = o;
+  const { password: _pw, apiKey, ...rest } = o;
   const user = em.create(ApiUser, {
     username: `user-${next()}`,
     passwordSha256: sha256Hex(password),
@@ -26,7 +34,10 @@ export async function makeApiUser(em: EntityManager, o: ApiUserOverrides = {}): 
     endpoints: ['*'],
     businessName: 'Empresa de Prueba S.A.S.',
     nit: null,
-    apiKey: null,
+    apiKeyHash: apiKey ? apiKeyHash(apiKey) : null,
+    previousApiKeyHash: null,
+    previousKeyUntil: null,
+    outboundKey: null,
     urlApi: null,
     apiEndpoint: {},
     webhookSecret: null,
@@ -34,6 +45,7 @@ export async function makeApiUser(em: EntityManager, o: ApiUserOverrides = {}): 
     ...rest,
   });
   await em.flush();
+  if (apiKey) KEYS.set(user, apiKey);
   return { user, password };
 }
 

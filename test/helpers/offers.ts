@@ -9,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ApiUser, Central, Technician } from '../../src/db/entities/index.js';
 import { resetDb } from './db.js';
 import {
+  keyOf,
   BOGOTA,
   GENERATOR_URL,
   WITH_STATE_ENDPOINT,
@@ -46,7 +47,7 @@ export async function makeResponder(
     rate: o.rate ?? 4.5,
     position: o.position ?? { lat: BOGOTA.lat + 0.01, lng: BOGOTA.lng },
   });
-  return { user, key: user.apiKey ?? key, central, technician };
+  return { user, key: o.owner ? (keyOf(o.owner) ?? key) : key, central, technician };
 }
 
 /**

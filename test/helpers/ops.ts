@@ -33,6 +33,8 @@ export { makeGenerator, WITH_STATE_ENDPOINT, type Generator } from './factories.
 export interface Provider {
   user: ApiUser;
   apiKey: string;
+  /** the x-apikey our webhooks to it carry (D24: its own secret) */
+  outboundKey: string;
   central: Central;
   technician: Technician;
 }
@@ -49,13 +51,14 @@ export async function makeProvider(em: EntityManager, o: ProviderOptions = {}): 
   const { user } = await makeApiUser(em, {
     businessName: o.name ?? 'Grúas de Prueba S.A.S.',
     apiKey,
+    outboundKey: `outbound-${apiKey}`,
     urlApi: CENTRAL_URL,
     apiEndpoint: o.novedad === null ? {} : { novedad: o.novedad ?? '/novedad' },
     webhookSecret: o.secret ?? null,
   });
   const central = await makeCentral(em, { name: o.name ?? 'Grúas de Prueba', apiUser: user, serviceTypes: [1, 2] });
   const technician = await makeTechnician(em, central);
-  return { user, apiKey, central, technician };
+  return { user, apiKey, outboundKey: `outbound-${apiKey}`, central, technician };
 }
 
 export interface OpsSuite {

@@ -103,7 +103,7 @@ describe('offer lifecycle with the workers running', () => {
   });
 
   it('received → responses → the best selected at the deadline → one signed webhook with the exact body → ACEPTADA', async () => {
-    const signed = await makeGenerator(fork(), { webhookSecret: 'shh-secret', apiKey: 'generator-key-1' });
+    const signed = await makeGenerator(fork(), { webhookSecret: 'shh-secret', apiKey: 'inbound-generator-key-0001', outboundKey: 'generator-key-1' });
     const a = await makeResponder(fork(), { rate: 5 });
     const b = await makeResponder(fork(), { rate: 3, position: { lat: BOGOTA.lat + 0.03, lng: BOGOTA.lng } });
     const endpoint = generatorEndpoint(200);

@@ -58,7 +58,7 @@ describe('offer quota per generator (D24)', () => {
     const em = app.rt.orm.em.fork();
     expect((await em.findOneOrFail(ApiUser, { username: 'gen-quota-3' })).offersPerMinute).to.equal(3);
     const res = await provision(em, {
-      apiUsers: [{ username: 'gen-quota-none', password: 'x-secret', status: 'ACTIVO', endpoints: ['*'], businessName: 'Sin cuota' }],
+      apiUsers: [{ username: 'gen-quota-none', password: 'x-secret-of-12', status: 'ACTIVO', endpoints: ['*'], businessName: 'Sin cuota' }],
     });
     expect(res.ok).to.equal(true);
     expect((await em.fork().findOneOrFail(ApiUser, { username: 'gen-quota-none' })).offersPerMinute).to.equal(null);

@@ -162,7 +162,7 @@ describe('state notifications (D12)', () => {
   });
 
   it("signs with x-timestamp and x-signature (HMAC-SHA256 of '<timestamp>.<raw body>') and sends the receiver's x-apikey", async () => {
-    const secretGen = await makeGenerator(app.rt.orm.em.fork(), { ...WITH_STATE_ENDPOINT, webhookSecret: 'whsec-test', apiKey: 'generator-key-1' });
+    const secretGen = await makeGenerator(app.rt.orm.em.fork(), { ...WITH_STATE_ENDPOINT, webhookSecret: 'whsec-test', apiKey: 'inbound-generator-key-0001', outboundKey: 'generator-key-1' });
     const calls = receiver(GENERATOR_URL, '/estado');
     const offer = await offerIn(app.rt.orm.em.fork(), secretGen, 'ASIGNADA', prov);
     await progress(offer.uuid, 'EN_CAMINO');
@@ -183,7 +183,8 @@ describe('state notifications (D12)', () => {
     await settled(offer.uuid, 2);
     expect(central).to.have.length(1);
     expect(central[0].body).to.include({ id: offer.uuid, estado: 'CANCELADA', detalle: 'EL GENERADOR CANCELÓ EL SERVICIO. MOTIVO: Cliente resolvió' });
-    expect(central[0].headers['x-apikey']).to.equal(prov.apiKey);
+    expect(central[0].headers['x-apikey']).to.equal(prov.outboundKey);
+    expect(central[0].headers['x-apikey'], 'never the inbound key (D24)').to.not.equal(prov.apiKey);
     expect(generator.map((c) => c.body.estado)).to.deep.equal(['CANCELADA']);
   });
 
@@ -263,7 +264,8 @@ describe('state notifications (D12)', () => {
           method: 'PUT',
           requestHeaders: { 'content-type': 'application/json', 'x-event-id': eventId },
           requestBody: { id: offer.uuid, estado: 'EN_CAMINO', fecha: old.toISOString(), detalle: 'x' },
-          receiver: gen.user.id,
+          // no receiver profile to read a current URL from: each goes to its own row's URL
+          receiver: null,
           state: 'pending',
           attempts: 0,
           createdAt: old,

@@ -3,7 +3,12 @@ import { expect } from 'chai';
 import { loadConfig } from '../../config/index.js';
 import { linksBanner, unsafeDefaultsBanner } from '../../src/main/banner.js';
 
-const SECRETS = { JWT_SECRET: 'a-production-secret-of-32-characters-or-more', INTEGRITY_SECRET: 'another-production-secret-of-32-characters' };
+const SECRETS = {
+  JWT_SECRET: 'a-production-secret-of-32-characters-or-more',
+  INTEGRITY_SECRET: 'another-production-secret-of-32-characters',
+  SMS_PROVIDER: 'http',
+  SMS_HTTP_URL: 'https://sms.example.com/send',
+};
 
 describe('start banner about public defaults', () => {
   it('names each public default and what to set, on lines a terminal cannot miss', () => {

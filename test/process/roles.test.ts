@@ -57,6 +57,8 @@ describe('run contract: roles side by side, migrations at once', function () {
         NODE_ENV: 'production',
         JWT_SECRET: 'a-production-secret-of-32-characters-or-more',
         INTEGRITY_SECRET: 'another-production-secret-of-32-characters',
+        SMS_PROVIDER: 'http',
+        SMS_HTTP_URL: 'https://sms.example.com/send',
       }),
     ];
     const workers = [0, 1].map(() => spawnNpm(['run', 'start:worker'], { QUEUE_PREFIX: prefix, LOG_LEVEL: 'info' }));

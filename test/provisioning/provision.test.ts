@@ -52,11 +52,12 @@ describe('provisioning', () => {
 
     const insurer = await e.findOneOrFail(ApiUser, { username: 'aseguradora-demo' });
     expect(insurer.passwordSha256).to.equal(sha256Hex('demo-secret-1'));
-    expect(insurer).to.include({ status: 'ACTIVO', nit: '900100200', urlApi: 'http://127.0.0.1:4010', apiKey: null });
+    expect(insurer).to.include({ status: 'ACTIVO', nit: '900100200', urlApi: 'http://127.0.0.1:4010', apiKeyHash: null });
     expect(insurer.endpoints).to.deep.equal(['*']);
     expect(insurer.apiEndpoint).to.deep.equal({ respuesta: '/webhooks/aceptacion', estado: '/webhooks/estado' });
     const tow = await e.findOneOrFail(ApiUser, { username: 'gruas-andinas' });
-    expect(tow.apiKey).to.equal('ga-demo-key-0123456789abcdef');
+    // D24: only the key's hash is stored
+    expect(tow.apiKeyHash).to.equal(sha256Hex('ga-demo-key-0123456789abcdef'));
 
     const central = await e.findOneOrFail(Central, { nit: '901555111' }, { populate: ['apiUser'] });
     expect(central.apiUser?.username).to.equal('gruas-andinas');
@@ -264,7 +265,7 @@ describe('provisioning', () => {
   });
 
   it('a urlApi with a user or password is refused, nothing written (issue 29 item 9)', async () => {
-    const user = (username: string, urlApi: string) => ({ username, password: 'x', status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', urlApi });
+    const user = (username: string, urlApi: string) => ({ username, password: 'x'.repeat(12), status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', urlApi });
     const before = await em().count(ApiUser);
     const problems = problemsOf(await provision(em(), { apiUsers: [user('otro', 'http://admin:secreto@127.0.0.1:4010'), user('otro-mas', 'http://token@127.0.0.1:4011')] }));
     expect(problems).to.deep.equal(['/apiUsers/0/urlApi: must not carry a user or password', '/apiUsers/1/urlApi: must not carry a user or password']);
@@ -275,7 +276,7 @@ describe('provisioning', () => {
     summaryOf(await provision(em(), exampleDocument()));
     const problems = problemsOf(
       await provision(em(), {
-        apiUsers: [{ username: 'otro', password: 'x', status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', apiKey: 'ga-demo-key-0123456789abcdef' }],
+        apiUsers: [{ username: 'otro', password: 'x'.repeat(12), status: 'ACTIVO', endpoints: ['*'], businessName: 'Otro', apiKey: 'ga-demo-key-0123456789abcdef' }],
       }),
     );
     expect(problems).to.deep.equal(["/apiUsers/0/apiKey: already the API key of user 'gruas-andinas'"]);

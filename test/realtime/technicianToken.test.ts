@@ -6,6 +6,7 @@
  * for its service, to that socket only.
  */
 import { expect } from 'chai';
+import { apiKeyHash } from '../../src/auth/passwords.js';
 import { TECHNICIAN_TOKEN_MESSAGES } from '../../src/auth/technicianToken.js';
 import { Technician } from '../../src/db/entities/index.js';
 import { TOKEN_REVOKED_CLOSE } from '../../src/realtime/server.js';
@@ -92,7 +93,7 @@ describe('real time: a technician’s socket with its own token (D20)', () => {
     const byKey = await connect(wsUrl(app.url), { headers: { 'x-apikey': p.apiKey, 'x-dni-tecnico': p.technician.dni } });
     open.push(byKey);
     const closed = Promise.all([rotated.closed(), dormant.closed()]);
-    await em().nativeUpdate('ApiUser', { id: p.user.id }, { apiKey: `${p.apiKey}-rotated` });
+    await em().nativeUpdate('ApiUser', { id: p.user.id }, { apiKeyHash: apiKeyHash(`${p.apiKey}-rotated`) });
     await em().nativeUpdate('ApiUser', { id: q.user.id }, { status: 'INACTIVO' });
     expect(await closed).to.deep.equal([TOKEN_REVOKED_CLOSE, TOKEN_REVOKED_CLOSE]);
     byKey.send('ping', {}, 'k');

@@ -17,6 +17,8 @@ import { startReceiver, type Receiver } from '../helpers/receiver.js';
 const WHSEC = `whsec_${Buffer.from('thirty-two bytes of test secret!').toString('base64')}`;
 const basic = (u: string, p: string) => `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}`;
 
+const CENTRAL_OUTBOUND_KEY = 'outbound-key-of-the-test-central-01';
+
 describe('webhooks: the test mode for integrators (issue 31 item 4, D23)', () => {
   let app: TestApp;
   let rcv: Receiver;
@@ -40,6 +42,7 @@ describe('webhooks: the test mode for integrators (issue 31 item 4, D23)', () =>
     centralKey = 'central-test-mode-key-0123456789';
     await makeApiUser(suite.em, {
       apiKey: centralKey,
+      outboundKey: CENTRAL_OUTBOUND_KEY,
       urlApi: rcv.url,
       apiEndpoint: { oferta: '/ofertas', novedad: '/novedades' },
       webhookSecret: WHSEC,
@@ -91,7 +94,8 @@ describe('webhooks: the test mode for integrators (issue 31 item 4, D23)', () =>
       expect(bodyOf(res).data).to.include({ tipo, statusCode: 200, ok: true });
       expect(rcv.calls.map((c) => c.path)).to.deep.equal([path]);
       expect(verify(rcv.calls[0]).prueba).to.equal(true);
-      expect(rcv.calls[0].headers['x-apikey']).to.equal(centralKey);
+      // D24: the profile's own outbound key, never the key it called with
+      expect(rcv.calls[0].headers['x-apikey']).to.equal(CENTRAL_OUTBOUND_KEY);
     });
   }
 

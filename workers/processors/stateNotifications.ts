@@ -5,8 +5,9 @@
  * instead (not counted as a BullMQ attempt; the row counts every try). A
  * finished delivery wakes the next one to the same receiver.
  * state-notification/sweep: one outbox sweep (a job left by the former repeatable sweep; the reconcile,
- * src/domain/outbox/reconcile.ts, runs the sweeper now); prune: the delivery log's retention (D18) and the
- * tracking requests' and codes' (D14).
+ * src/domain/outbox/reconcile.ts, runs the sweeper now); prune: the delivery log's retention (D18), the
+ * tracking requests' and codes' (D14), and the customer's data (SMS, chat, survey comments, tracking
+ * tokens: issue 29 item 9).
  */
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { deliverStateNotification } from '../../src/domain/notifications/deliver.js';
@@ -15,6 +16,7 @@ import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { pruneDeliveries } from '../../src/domain/deliveries/log.js';
 import { pruneTracking } from '../../src/domain/tracking/codes.js';
 import { pruneTechnicianTokens } from '../../src/auth/technicianToken.js';
+import { pruneCustomerData } from '../../src/domain/tracking/retention.js';
 import { pruneIdempotencyKeys } from '../../src/db/stores/idempotency.js';
 import type { Runtime } from '../../src/domain/ports.js';
 import type { JobRegistry } from '../../src/queues/registry.js';
@@ -57,6 +59,8 @@ export const prune: Handler<Payloads['prune']> = async (rt) => {
   if (tracking.requests || tracking.codes) rt.log.info({ pruned: tracking }, 'tracking requests and codes pruned');
   const tokens = await pruneTechnicianTokens(rt.orm.em.fork());
   if (tokens) rt.log.info({ pruned: tokens }, 'expired technician tokens pruned');
+  const customer = await pruneCustomerData(rt.orm.em.fork(), rt.config);
+  if (Object.values(customer).some((n) => n > 0)) rt.log.info({ pruned: customer }, 'customer data past its retention pruned');
   const keys = await pruneIdempotencyKeys(rt.orm.em.fork());
   if (keys) rt.log.info({ pruned: keys }, 'idempotency keys past 24 hours pruned');
 };

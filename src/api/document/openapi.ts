@@ -92,7 +92,7 @@ const SECURITY_SCHEMES = {
     description: 'D13 integrity: hex HMAC-SHA256 of `<timestamp>.<nonce>.<METHOD>.<path>.<raw body>` with the client application’s shared secret.',
   },
   // The webhooks' (requests this service sends) security: what the receiver checks (webhooks.ts).
-  receiverApiKey: { type: 'apiKey', in: 'header', name: 'x-apikey', description: 'Webhooks: the receiver’s own API key, sent when its profile has one (spec 6.1).' },
+  receiverApiKey: { type: 'apiKey', in: 'header', name: 'x-apikey', description: 'Webhooks: the receiver profile’s own outbound key (`outboundKey`), sent when it has one (spec 6.1, D24); never the key it calls the API with.' },
   receiverSignature: {
     type: 'apiKey',
     in: 'header',

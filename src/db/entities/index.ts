@@ -51,7 +51,13 @@ export const ApiUser = defineEntity({
     endpoints: p.json<string[]>(),
     businessName: p.string(),
     nit: p.string().nullable().index(),
-    apiKey: p.string().nullable().index(),
+    /** SHA-256 (hex) of the inbound x-apikey; the key itself is never stored (D24) */
+    apiKeyHash: p.string().length(64).nullable().index(),
+    /** the key replaced by the last rotation, still valid until previousKeyUntil (API_KEY_GRACE_S) */
+    previousApiKeyHash: p.string().length(64).nullable(),
+    previousKeyUntil: p.datetime().nullable(),
+    /** the x-apikey our webhooks to this profile carry: its own secret, never the inbound key (D24) */
+    outboundKey: p.string().nullable(),
     urlApi: p.string().nullable(),
     apiEndpoint: p.json<ApiEndpointMap>(),
     webhookSecret: p.string().nullable(),
@@ -251,7 +257,7 @@ export const WebhookDelivery = defineEntity({
     method: p.string().default('PUT'),
     requestHeaders: p.json<Record<string, string>>(),
     requestBody: p.json<Record<string, unknown>>(),
-    /** the API user it goes to: its x-apikey and webhookSecret are read when sending, never stored here */
+    /** the API user it goes to: its outbound key, webhookSecret and current URL are read when sending, never stored here */
     receiver: () => p.manyToOne(ApiUser).nullable(),
     state: p.string().$type<DeliveryState>().default('pending'),
     attempts: p.integer().default(0),

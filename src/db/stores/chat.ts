@@ -97,3 +97,12 @@ export async function chatFigures(
   );
   return r;
 }
+
+/** Deletes at most `batch` messages sent more than `days` ago, set-based; how many went (retention). */
+export async function pruneChatBatch(em: EntityManager, days: number, batch: number): Promise<number> {
+  const res = await em.execute<Array<{ id: string }>>(
+    `delete from chat_message where id in (select id from chat_message where enviado_en < now() - make_interval(days => ?) limit ?) returning id`,
+    [days, batch],
+  );
+  return res.length;
+}

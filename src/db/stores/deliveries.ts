@@ -12,7 +12,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
-import { WebhookDelivery, type ApiUser, type DeliveryKind, type Offer } from '../entities/index.js';
+import { WebhookDelivery, type ApiEndpointMap, type ApiUser, type DeliveryKind, type Offer } from '../entities/index.js';
 import { prepared, sql } from '../sql.js';
 import { AGO, after, pageParams, type KeysetCursor, type KeysetRow } from './keyset.js';
 
@@ -69,8 +69,11 @@ export interface ClaimedDelivery {
   kind: DeliveryKind;
   /** the offer it is about, when any */
   offerUuid: string | null;
+  /** the receiver's outbound key (x-apikey), never its inbound one (D24) */
   apiKey: string | null;
   secret: string | null;
+  /** the receiver's profile as it is now, whose URL a retry or resend goes to; null: the row's own URL */
+  profile: { urlApi: string | null; apiEndpoint: ApiEndpointMap | null } | null;
 }
 
 /**
@@ -95,6 +98,8 @@ export function toSend(row: DeliveryRow, receiver: { apiKey: string | null; secr
     offerUuid: row.offer,
     apiKey: receiver.apiKey,
     secret: receiver.secret,
+    // its URL was read from the profile in this very transaction
+    profile: null,
   };
 }
 
@@ -166,8 +171,9 @@ export function createDelivery(em: EntityManager, d: NewDelivery): WebhookDelive
 const CLAIM_SET = `update webhook_delivery d set state = 'sending', attempts = d.attempts + 1, sent_at = now()`;
 const CLAIM_RETURNING = `returning d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts, d.event_id as "eventId", d.kind,
                 d.offer_uuid as "offerUuid",
-                (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
-                (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret`;
+                (select u.outbound_key from api_user u where u.id = d.receiver_id) as "apiKey",
+                (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret,
+                (select json_build_object('urlApi', u.url_api, 'apiEndpoint', u.api_endpoint) from api_user u where u.id = d.receiver_id) as profile`;
 
 /**
  * Marks the rows that match `where` (a condition on `d`, the webhook_delivery
@@ -199,8 +205,9 @@ export async function resendableDelivery(em: EntityManager, id: string): Promise
   const [row] = await em.execute<Array<ClaimedDelivery & { state: DeliveryState }>>(
     `select d.id, d.url, d.method, d.request_headers as headers, d.request_body as body, d.attempts, d.event_id as "eventId", d.kind,
             d.offer_uuid as "offerUuid", d.state,
-            (select u.api_key from api_user u where u.id = d.receiver_id) as "apiKey",
-            (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret
+            (select u.outbound_key from api_user u where u.id = d.receiver_id) as "apiKey",
+            (select u.webhook_secret from api_user u where u.id = d.receiver_id) as secret,
+            (select json_build_object('urlApi', u.url_api, 'apiEndpoint', u.api_endpoint) from api_user u where u.id = d.receiver_id) as profile
        from webhook_delivery d where d.id = ?`,
     [id],
   );
@@ -235,8 +242,8 @@ export async function openResendAttempt(em: EntityManager, deliveryId: string, a
 export async function closeResendAttempt(em: EntityManager, attemptId: string, r: Omit<AttemptRecord, 'id' | 'state'>): Promise<void> {
   await sql(
     em,
-    `update webhook_attempt set request_headers = $2::jsonb, status_code = $3, latency_ms = $4, reply_body = $5, error = $6 where id = $1`,
-    [attemptId, JSON.stringify(r.request_headers), r.status_code, r.latency_ms, r.reply_body, r.error],
+    `update webhook_attempt set request_headers = $2::jsonb, status_code = $3, latency_ms = $4, reply_body = $5, error = $6, url = $7 where id = $1`,
+    [attemptId, JSON.stringify(r.request_headers), r.status_code, r.latency_ms, r.reply_body, r.error, r.url],
   );
 }
 
@@ -270,6 +277,8 @@ export interface AttemptRecord {
   reply_body: string | null;
   error: string | null;
   request_headers: Record<string, string>;
+  /** where the try went (the receiver's URL at send time) */
+  url: string;
 }
 
 /**
@@ -280,20 +289,20 @@ export interface AttemptRecord {
  */
 const RECORD_ATTEMPTS = prepared(`with sent as (
        select * from jsonb_to_recordset($1::jsonb)
-         as s(id uuid, state text, status_code int, latency_ms int, reply_body text, error text, request_headers jsonb)
+         as s(id uuid, state text, status_code int, latency_ms int, reply_body text, error text, request_headers jsonb, url text)
      ), done as (
        update webhook_delivery d
           set state = s.state, status_code = s.status_code, latency_ms = s.latency_ms, reply_body = s.reply_body, error = s.error,
               request_headers = s.request_headers, completed_at = case when s.state = 'pending' then null else now() end
          from sent s
         where d.id = s.id and d.state = 'sending'
-        returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error,
+        returning d.id, d.attempts, d.request_headers, d.status_code, d.latency_ms, d.reply_body, d.error, s.url,
                   (select e.id from webhook_delivery e
                     where e.offer_uuid = d.offer_uuid and e.url = d.url and e.state in ('pending', 'sending') and e.seq > d.seq
                     order by e.seq limit 1) as next
      ), logged as (
-       insert into webhook_attempt (delivery_id, attempt, actor, request_headers, status_code, latency_ms, reply_body, error)
-       select id, attempts, $2, request_headers, status_code, latency_ms, reply_body, error from done
+       insert into webhook_attempt (delivery_id, attempt, actor, request_headers, status_code, latency_ms, reply_body, error, url)
+       select id, attempts, $2, request_headers, status_code, latency_ms, reply_body, error, url from done
      )
      select id, next from done`);
 
@@ -395,6 +404,8 @@ export interface AttemptRow {
   latency_ms: number | null;
   reply_body: string | null;
   error: string | null;
+  /** where it went (null: attempts recorded before this was kept) */
+  url: string | null;
 }
 
 const COLUMNS = `id, event_id, offer_uuid, kind, url, state, attempts, request_body, created_at, completed_at, status_code, latency_ms`;

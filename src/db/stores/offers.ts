@@ -33,7 +33,7 @@ export interface LockedOfferRow {
 const LOCKED_COLUMNS = `o.uuid, o.state, o.deadline_at as "deadlineAt", o.expires_at as "expiresAt", o.motivo,
   o.codigo_servicio as "codigoServicio",
   json_build_object('id', g.id, 'urlApi', g.url_api, 'apiEndpoint', g.api_endpoint) as generator,
-  json_build_object('apiKey', g.api_key, 'secret', g.webhook_secret) as "generatorKeys"`;
+  json_build_object('apiKey', g.outbound_key, 'secret', g.webhook_secret) as "generatorKeys"`;
 
 /**
  * A locking read of a batch: the job's own offer locked first, waited for, then up to $3 others that match `others`

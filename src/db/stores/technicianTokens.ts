@@ -10,13 +10,14 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { prepared, readDate, sql, sqlCount } from '../sql.js';
 
-const KEY_FINGERPRINT = `encode(sha256(convert_to(u.api_key, 'UTF8')), 'hex')`;
+// The key's SHA-256 is what api_user keeps of it (D24), so the fingerprint is the stored hash itself.
+const KEY_FINGERPRINT = `u.api_key_hash`;
 
 /** What makes a token row `t` live, over its technician `tech`, central `c` and API user `u`. */
 const LIVE = `t.expires_at > now()
          and tech.status = 'ACTIVO' and u.status = 'ACTIVO'
          and c.api_user_id = u.id
-         and u.api_key is not null and ${KEY_FINGERPRINT} = t.key_fingerprint`;
+         and u.api_key_hash is not null and ${KEY_FINGERPRINT} = t.key_fingerprint`;
 
 const JOINS = `technician_token t
         join technician tech on tech.id = t.technician_id
@@ -29,7 +30,7 @@ export async function insertTechnicianToken(em: EntityManager, tokenHash: string
     em,
     `insert into technician_token (token_hash, technician_id, api_user_id, key_fingerprint, expires_at)
      select $1, $2, u.id, ${KEY_FINGERPRINT}, now() + make_interval(secs => $4::int)
-       from api_user u where u.id = $3 and u.api_key is not null
+       from api_user u where u.id = $3 and u.api_key_hash is not null
      returning expires_at`,
     [tokenHash, technicianId, apiUserId, ttlS],
   );

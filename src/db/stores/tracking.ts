@@ -36,7 +36,7 @@ export async function matchedRequestsToday(em: EntityManager, phone: string): Pr
   return Number(today);
 }
 
-/** Retires the offer's unused codes (a newer one replaces them). */
+/** Retires the offer's unused codes (once one of them let the customer in). */
 export async function retireCodes(em: EntityManager, offerUuid: string): Promise<void> {
   await em.execute(`update tracking_code set used_at = now() where offer_uuid = ? and used_at is null`, [offerUuid]);
 }
@@ -46,20 +46,19 @@ export async function insertCode(em: EntityManager, offerUuid: string, codeHash:
   await em.execute(`insert into tracking_code (offer_uuid, code_hash, expires_at) values (?, ?, ?)`, [offerUuid, codeHash, expiresAt]);
 }
 
-/** The offer's newest live code (unused, unexpired, under `maxTries` tries), locked for the caller's transaction. */
-export async function lockLiveCode(em: EntityManager, offerUuid: string, maxTries: number): Promise<{ id: string; code_hash: string } | null> {
-  const [row] = await em.execute<Array<{ id: string; code_hash: string }>>(
+/** The offer's live codes (unused, unexpired, under `maxTries` tries), newest first, locked for the caller's transaction. */
+export async function lockLiveCodes(em: EntityManager, offerUuid: string, maxTries: number): Promise<Array<{ id: string; code_hash: string }>> {
+  return em.execute<Array<{ id: string; code_hash: string }>>(
     `select id, code_hash from tracking_code
       where offer_uuid = ? and used_at is null and expires_at > now() and tries < ?
-      order by id desc limit 1 for update`,
+      order by id desc for update`,
     [offerUuid, maxTries],
   );
-  return row ?? null;
 }
 
-/** Counts a wrong try of a code. */
-export async function countWrongTry(em: EntityManager, codeId: string): Promise<void> {
-  await em.execute(`update tracking_code set tries = tries + 1 where id = ?`, [codeId]);
+/** Counts a wrong try against each of these codes, in one statement. */
+export async function countWrongTry(em: EntityManager, codeIds: readonly string[]): Promise<void> {
+  await em.execute(`update tracking_code set tries = tries + 1 where id in (?)`, [[...codeIds]]);
 }
 
 /** Marks a code used. */
@@ -100,4 +99,29 @@ export async function insertSurvey(em: EntityManager, s: { offerUuid: string; te
 export async function serviceSurveyed(em: EntityManager, offerUuid: string): Promise<boolean> {
   const rows = await em.execute<Array<{ n: number }>>(`select 1 as n from service_survey where offer_uuid = ?`, [offerUuid]);
   return rows.length > 0;
+}
+
+/** Deletes at most `batch` tracking tokens expired more than `days` ago, set-based; how many went (retention). */
+export async function pruneTrackingTokenBatch(em: EntityManager, days: number, batch: number): Promise<number> {
+  const res = await em.execute<Array<{ token_hash: string }>>(
+    `delete from tracking_token where token_hash in (
+       select token_hash from tracking_token where expires_at < now() - make_interval(days => ?) limit ?)
+     returning token_hash`,
+    [days, batch],
+  );
+  return res.length;
+}
+
+/**
+ * Blanks at most `batch` survey comments written more than `days` ago, set-based; how many (retention). The
+ * rating stays: the technician's rate is the average of its surveys (rateFromSurveys).
+ */
+export async function blankSurveyCommentBatch(em: EntityManager, days: number, batch: number): Promise<number> {
+  const res = await em.execute<Array<{ offer_uuid: string }>>(
+    `update service_survey set comment = null where offer_uuid in (
+       select offer_uuid from service_survey where comment is not null and created_at < now() - make_interval(days => ?) limit ?)
+     returning offer_uuid`,
+    [days, batch],
+  );
+  return res.length;
 }

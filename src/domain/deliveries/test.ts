@@ -94,7 +94,7 @@ export async function sendTestNotification(rt: Pick<Runtime, 'orm' | 'config' | 
   const url = testEndpoint(user, tipo);
   const row = deliveryRow<string | null, number>({ offer: null, kind: 'test', receiver: user.id, url, body: sampleBody(tipo), eventHeader: tipo !== 'respuesta' });
   (row.requestHeaders as Record<string, string>)['x-prueba'] = 'true';
-  const { row: claimedRow, claimed } = claimedAtWrite(row, { apiKey: user.apiKey ?? null, secret: user.webhookSecret ?? null });
+  const { row: claimedRow, claimed } = claimedAtWrite(row, { apiKey: user.outboundKey ?? null, secret: user.webhookSecret ?? null });
   const em = rt.orm.em.fork();
   await insertDeliveries(em, [claimedRow]);
   const sent = await sendDelivery(claimed, rt.config, (o) => (o.ok ? 'ok' : 'failed'));

@@ -3,11 +3,15 @@
  * whether or not the phone matches, so nobody learns which services or
  * phones exist; when it matches, a 6-digit code goes out by SMS. A code is
  * stored only as a keyed hash (HMAC-SHA256 with INTEGRITY_SECRET, bound to
- * its offer), lives 10 minutes, dies after 5 wrong tries, and a newer code
- * replaces older ones. At most 3 requests per expediente in 10 minutes,
- * matching or not (then 429); a phone receives at most SMS_DAILY_CAP_PER_PHONE
- * codes a day, whatever the expediente (beyond it nothing is sent, and the
- * answer is still the same). The `tracking_code` and `tracking_request`
+ * its offer), lives 10 minutes and dies after 5 wrong tries; a newer code does
+ * not kill the ones still alive (D24: a stranger asking for codes cannot lock
+ * the customer out), so a right code is any live one, and a wrong try counts
+ * against each. At most 3 requests per expediente in 10 minutes, matching or
+ * not (then 429). Nothing is sent, and the answer is still the same, when the
+ * phone had SMS_DAILY_CAP_PER_PHONE codes today, when it is no valid number or
+ * lies outside SMS_ALLOWED_PREFIXES once read as E.164 (national numbers in
+ * SMS_COUNTRY_CODE), or when the generator's services spent SMS_DAILY_BUDGET
+ * SMS in the last 24 hours (D24). The `tracking_code` and `tracking_request`
  * tables are written only here, through their store (src/db/stores/tracking.ts).
  */
 import { createHmac, randomInt, timingSafeEqual } from 'node:crypto';
@@ -18,14 +22,17 @@ import {
   insertCode,
   insertCodeRequest,
   lockCodeRequests,
-  lockLiveCode,
+  lockLiveCodes,
   matchedRequestsToday,
   pruneTrackingBatch,
   recentCodeRequests,
   retireCodes,
   useCode,
 } from '../../db/stores/tracking.js';
+import { generatorSmsLastDay, lockGeneratorSms } from '../../db/stores/sms.js';
 import { recordSms } from '../../sms/messages.js';
+import { allowedDestination, toE164 } from '../../sms/phone.js';
+import { smsSealKey } from '../../sms/seal.js';
 import { DomainError } from '../errors.js';
 import { onCommit } from '../offers/lifecycle/announce.js';
 import { findExpediente, normalizeExpediente } from '../services/expediente.js';
@@ -69,11 +76,31 @@ export async function requestTrackingCode(rt: Deps, input: { expediente: string;
       rt.log.warn({ uuid: offer.uuid }, 'tracking code not sent: the phone reached its daily cap');
       return;
     }
+    const to = toE164(offer.telefonoCliente!, rt.config.smsCountryCode);
+    if (!to || !allowedDestination(to, rt.config.smsAllowedPrefixes)) {
+      rt.log.warn({ uuid: offer.uuid }, 'tracking code not sent: the phone is no valid number within SMS_ALLOWED_PREFIXES');
+      return;
+    }
+    const generatorId = offer.generator.id;
+    await lockGeneratorSms(em, generatorId);
+    if ((await generatorSmsLastDay(em, generatorId)) >= rt.config.smsDailyBudget) {
+      rt.log.warn({ uuid: offer.uuid, generatorId }, 'tracking code not sent: the generator spent its SMS_DAILY_BUDGET');
+      return;
+    }
     const generator = await em.findOne(ApiUser, offer.generator.id);
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    await retireCodes(em, offer.uuid);
     await insertCode(em, offer.uuid, codeHash(rt.config.integritySecret, offer.uuid, code), new Date(Date.now() + CODE_TTL_MS));
-    const smsId = await recordSms(em, { offerUuid: offer.uuid, to: offer.telefonoCliente!, body: codeSmsText({ insurer: generator?.businessName ?? '', code, link: pageLink(publicOrigin(rt.config), offer.codigoServicio ?? offer.uuid) }), provider: rt.config.smsProvider });
+    const smsId = await recordSms(
+      em,
+      {
+        offerUuid: offer.uuid,
+        to,
+        body: codeSmsText({ insurer: generator?.businessName ?? '', code, link: pageLink(publicOrigin(rt.config), offer.codigoServicio ?? offer.uuid) }),
+        provider: rt.config.smsProvider,
+        secret: code,
+      },
+      smsSealKey(rt.config.integritySecret),
+    );
     onCommit(em, (r) => r.queues.add('customer-sms', 'send', { smsId }));
   });
 }
@@ -91,13 +118,17 @@ export async function verifyTrackingCode(rt: Deps, input: { expediente: string; 
   if (!offer || !CODE.test(input.code.trim())) throw new DomainError('tracking.code-invalid');
   const given = Buffer.from(codeHash(rt.config.integritySecret, offer.uuid, input.code.trim()), 'hex');
   const ok = await em.transactional(async (tx) => {
-    const row = await lockLiveCode(tx, offer.uuid, CODE_MAX_TRIES);
-    if (!row) return false;
-    if (!timingSafeEqual(Buffer.from(row.code_hash, 'hex'), given)) {
-      await countWrongTry(tx, row.id);
+    const live = await lockLiveCodes(tx, offer.uuid, CODE_MAX_TRIES);
+    if (!live.length) return false;
+    // Every live code is compared (each in constant time), so which one matched takes no longer than a miss.
+    const right = live.filter((row) => timingSafeEqual(Buffer.from(row.code_hash, 'hex'), given));
+    if (!right.length) {
+      await countWrongTry(tx, live.map((row) => row.id));
       return false;
     }
-    await useCode(tx, row.id);
+    await useCode(tx, right[0].id);
+    // The customer is in: the other codes of the offer have nothing left to do.
+    await retireCodes(tx, offer.uuid);
     return true;
   });
   if (!ok) throw new DomainError('tracking.code-invalid');

@@ -6,6 +6,7 @@
  */
 import { expect } from 'chai';
 import { AUTH_MESSAGES } from '../../../src/auth/credentials.js';
+import { apiKeyHash } from '../../../src/auth/passwords.js';
 import { TECHNICIAN_AUTH_MESSAGES } from '../../../src/auth/technician.js';
 import { TECHNICIAN_TOKEN_MESSAGES, pruneTechnicianTokens } from '../../../src/auth/technicianToken.js';
 import { Technician } from '../../../src/db/entities/index.js';
@@ -175,7 +176,7 @@ describe('a technician’s own credential over HTTP (D20)', () => {
     app.rt.authCache.clear();
 
     const t3 = await token(p);
-    await em().nativeUpdate('ApiUser', { id: p.user.id }, { apiKey: `${p.apiKey}-rotated` });
+    await em().nativeUpdate('ApiUser', { id: p.user.id }, { apiKeyHash: apiKeyHash(`${p.apiKey}-rotated`) });
     await expectRefused(t3, 'key changed');
   });
 

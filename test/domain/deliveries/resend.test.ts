@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { Offer, WebhookDelivery } from '../../../src/db/entities/index.js';
+import { ApiUser, Offer, WebhookDelivery } from '../../../src/db/entities/index.js';
 import { resendDelivery } from '../../../src/domain/deliveries/resend.js';
 import { sweepOutbox } from '../../../src/domain/outbox/sweep.js';
 import { RESEND_IN_FLIGHT } from '../../../src/db/stores/deliveries.js';
@@ -34,6 +34,8 @@ describe('resend by hand of a 6.1 (issue 29 item 9)', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/respuesta`;
+    // a resend goes where the generator's profile says (issue 29 item 4): the profile names this receiver
+    await app.rt.orm.em.fork().nativeUpdate(ApiUser, { id: gen.user.id }, { urlApi: new URL(url).origin, apiEndpoint: { respuesta: '/respuesta' } });
   });
   after(async () => {
     for (const h of held) if (!h.res.writableEnded) h.res.end();
