@@ -61,8 +61,11 @@ interface Fault {
   name: string;
   start: number;
   end: number;
+  /** connections the Redis proxies accepted during it and until the next fault (reconnection attempts) */
+  connections?: number;
 }
 
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function quantile(sorted: number[], q: number): number {
@@ -321,6 +324,10 @@ export function outageScenario(topology: RedisTopology, tag: string): void {
       })();
       const fault = async (name: string, down: () => Promise<void> | void, up: () => Promise<void> | void, ms: number) => {
         const f: Fault = { name, start: Date.now(), end: 0 };
+        const before = sum(topology.accepted());
+        const last = faults[faults.length - 1];
+        if (last) last.connections = before - (last.connections ?? 0);
+        f.connections = before;
         await down();
         await sleep(ms);
         await up();
@@ -360,6 +367,8 @@ export function outageScenario(topology: RedisTopology, tag: string): void {
       };
       await waitFor(settled, { timeoutMs: 40_000, intervalMs: 250, what: 'every acknowledged offer to leave ABIERTA and every 6.1 to be settled' }).catch(() => undefined);
       const settledAfterS = seconds(Date.now() - lastRecovery);
+      const lastFault = faults[faults.length - 1];
+      lastFault.connections = sum(topology.accepted()) - (lastFault.connections ?? 0);
 
       // --- the figures
       const offers = await orm.em.fork().getConnection().execute<Array<{ uuid: string; state: string; deadline: string; closed: string | null }>>(
@@ -421,7 +430,7 @@ export function outageScenario(topology: RedisTopology, tag: string): void {
         const ms = during.map((c) => c.ms).sort((a, b) => a - b);
         const statuses = during.reduce<Record<string, number>>((m, c) => ({ ...m, [c.status || 'no answer']: (m[c.status || 'no answer'] ?? 0) + 1 }), {});
         lines.push(
-          `  ${f.name} (${seconds(f.end - f.start)} s): requests ${JSON.stringify(statuses)} answered in max ${seconds(ms[ms.length - 1] ?? 0)} s; ${due.length} windows due meanwhile closed after recovery in p99 ${seconds(quantile(l, 0.99))} s, max ${seconds(l[l.length - 1] ?? 0)} s`,
+          `  ${f.name} (${seconds(f.end - f.start)} s): requests ${JSON.stringify(statuses)} answered in max ${seconds(ms[ms.length - 1] ?? 0)} s; ${due.length} windows due meanwhile closed after recovery in p99 ${seconds(quantile(l, 0.99))} s, max ${seconds(l[l.length - 1] ?? 0)} s; Redis connections opened from it to the next ${f.connections ?? '-'}`,
         );
       }
       lines.push(`  every window, late after its deadline or its outage's end: p50 ${seconds(quantile(late, 0.5))} s, p99 ${seconds(quantile(late, 0.99))} s, max ${seconds(late[late.length - 1] ?? 0)} s`);
