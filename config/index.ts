@@ -164,8 +164,14 @@ const VARS = {
   /** real-time sockets (D10): ping interval; a socket that missed the previous pong is terminated */
   /** how long a technician's bearer token from POST /tecnicos/token lasts (seconds; D20: 12 h) */
   TECHNICIAN_TOKEN_TTL_S: { key: 'technicianTokenTtlS', type: 'integer', default: 43200, minimum: 1 },
-  /** how often each API process re-checks its technician-token sockets, closing revoked ones (ms; D20: within a minute) */
-  TECHNICIAN_TOKEN_RECHECK_MS: { key: 'technicianTokenRecheckMs', type: 'integer', default: 30000, minimum: 10, maximum: 60000 },
+  /** how often each API process re-checks every open socket's credential, closing revoked or expired ones (ms; D24: at least every minute) */
+  SOCKET_RECHECK_MS: { key: 'socketRecheckMs', type: 'integer', default: 30000, minimum: 10, maximum: 60000 },
+  /** at most this many open sockets per identity (API user, technician, operator, tracked service), across processes (D24) */
+  SOCKETS_PER_IDENTITY: { key: 'socketsPerIdentity', type: 'integer', default: 20, minimum: 1, maximum: 10000 },
+  /** the customer's sockets get at most one `service.position` per service in this window (ms); the latest is delivered at its end */
+  POSITION_NOTICE_MS: { key: 'positionNoticeMs', type: 'integer', default: 5000, minimum: 0, maximum: 600000 },
+  /** the origin browsers reach the service at (`https://host[:port]`): cookie-authenticated sockets must come from it (D24); unset outside production: the request's own host */
+  PUBLIC_ORIGIN: { key: 'publicOrigin', type: 'string', default: null, requiredInProduction: true, pattern: '^https?://[^/?#\\s]+$' },
   HEARTBEAT_MS: { key: 'heartbeatMs', type: 'integer', default: 30000, minimum: 10 },
   /** a socket whose unsent bytes pass this bound is terminated (slow client) */
   WS_MAX_BUFFER_BYTES: { key: 'wsMaxBufferBytes', type: 'integer', default: 1048576, minimum: 1024 },

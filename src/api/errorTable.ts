@@ -89,6 +89,8 @@ export const ERROR_TABLE: ErrorTable = {
   'tracking.code-invalid': { status: 401, message: () => TRACKING_MESSAGES.codeInvalid },
   'list.too-deep': { status: 400, message: ({ maxPage, maxRows }) => pageTooDeep(maxPage, maxRows) },
   'tracking.token-invalid': { status: 401, message: () => TRACKING_MESSAGES.tokenInvalid },
+  'tracking.not-a-share-link': { status: 401, message: () => TRACKING_MESSAGES.notAShareLink },
+  'tracking.too-many-share-links': { status: 429, message: (f) => TRACKING_MESSAGES.tooManyShareLinks(f.max), headers: () => ({ 'Retry-After': '3600' }) },
   'survey.not-finished': { status: 403, message: (f) => TRACKING_MESSAGES.surveyNotFinished(f.state) },
   'survey.already-answered': { status: 409, message: () => TRACKING_MESSAGES.surveyTwice },
   'chat.closed': { status: 403, message: (f) => (f.reason === 'ended' ? TRACKING_MESSAGES.chatEnded : TRACKING_MESSAGES.chatNotAssigned(f.state)) },

@@ -75,16 +75,35 @@ export function callerRef(caller: Caller): string {
   return parts.filter(Boolean).join(':') || 'anonymous';
 }
 
-/** JSON with every object's keys sorted, so one request is one hash whatever the order of its fields. */
+/**
+ * JSON with every object's keys sorted, so one request is one hash whatever the order of its fields. Walked with
+ * an explicit stack, not recursion: a body nested as deep as the JSON parser accepts must not overflow the call
+ * stack (the edge fuzz found one: a 500). The text is the one the recursive form gave, so stored hashes still match.
+ */
 function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  type Step = { text: string } | { value: unknown };
+  const out: string[] = [];
+  const stack: Step[] = [{ value }];
+  const pushAll = (steps: Step[]) => {
+    for (let i = steps.length - 1; i >= 0; i--) stack.push(steps[i]);
+  };
+  while (stack.length) {
+    const step = stack.pop()!;
+    if ('text' in step) {
+      out.push(step.text);
+      continue;
+    }
+    const v = step.value;
+    if (Array.isArray(v)) {
+      pushAll([{ text: '[' }, ...v.flatMap((x, i): Step[] => (i ? [{ text: ',' }, { value: x }] : [{ value: x }])), { text: ']' }]);
+    } else if (v !== null && typeof v === 'object') {
+      const entries = Object.entries(v as Record<string, unknown>)
+        .filter(([, x]) => x !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      pushAll([{ text: '{' }, ...entries.flatMap(([k, x], i): Step[] => [{ text: `${i ? ',' : ''}${JSON.stringify(k)}:` }, { value: x }]), { text: '}' }]);
+    } else out.push(JSON.stringify(v ?? null));
   }
-  return JSON.stringify(value ?? null);
+  return out.join('');
 }
 
 /** The request a key stands for: the operation and its input (body, path parameters). */

@@ -68,8 +68,8 @@ export interface ResponseDecl {
 export interface Caller {
   /** the API user (Basic or x-apikey); over the socket, the technician's central */
   apiUser?: ApiUser;
-  /** an operator (JWT or cookie, D15) */
-  operator?: Pick<OperatorUser, 'id' | 'username' | 'role'>;
+  /** an operator (JWT or cookie, D15), with when its session ends (epoch seconds; an open socket's re-check, D24) */
+  operator?: Pick<OperatorUser, 'id' | 'username' | 'role'> & { sessionEnds?: number };
   /** a technician as itself: over the socket (D10), with its own token or its central's key and x-dni-tecnico (D20) */
   technician?: { id: number; dni: string };
   /** the chat's service and viewer (D14) */

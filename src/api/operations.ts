@@ -8,7 +8,17 @@
  */
 import { historyOptions, queryHistory } from './catalog/history.js';
 import { listServiceTypes } from './catalog/types.js';
-import { trackingPage, trackingPageCode, trackingPageLogout, trackingPageMessage, trackingPagePart, trackingPageScript, trackingPageSurvey, trackingPageVerify } from './customer/page.js';
+import {
+  trackingPage,
+  trackingPageCode,
+  trackingPageLogout,
+  trackingPageMessage,
+  trackingPagePart,
+  trackingPageScript,
+  trackingPageSurvey,
+  trackingPageVerify,
+  trackingSharedPage,
+} from './customer/page.js';
 import {
   answerSurvey,
   chatStatistics,
@@ -17,6 +27,8 @@ import {
   markChatRead,
   requestTrackingCode,
   sendChatMessage,
+  revokeTracking,
+  shareTracking,
   trackService,
   trackServicePublic,
 } from './customer/tracking.js';
@@ -81,7 +93,9 @@ export const OPERATIONS: readonly OperationDecl[] = [
   pageAsset,
   requestTrackingCode,
   trackService,
+  shareTracking,
   trackServicePublic,
+  revokeTracking,
   answerSurvey,
   sendChatMessage,
   listChatMessages,
@@ -96,6 +110,7 @@ export const OPERATIONS: readonly OperationDecl[] = [
   trackingPageSurvey,
   trackingPageLogout,
   trackingPageScript,
+  trackingSharedPage,
   listWebhookDeliveries,
   testWebhook,
   listCentralServices,

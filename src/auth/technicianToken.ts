@@ -73,9 +73,13 @@ export async function authenticateTechnicianToken(em: EntityManager, token: stri
   return { technicianId: row.technician_id, dni: row.dni, nit: row.nit, apiUserId: row.api_user_id, tokenHash: technicianTokenHash(token) };
 }
 
-/** Which of these token hashes are still live (one statement; the sockets' periodic re-check). */
-export function liveTokenHashes(em: EntityManager, hashes: readonly string[]): Promise<Set<string>> {
-  return liveTechnicianTokenHashes(em, hashes);
+/**
+ * Which of these token hashes are still live and still allowed `endpoint` by
+ * their central's profile (one statement; the sockets' periodic re-check, D24).
+ */
+export async function liveTokenHashes(em: EntityManager, hashes: readonly string[], endpoint: string | null = null): Promise<Set<string>> {
+  const live = await liveTechnicianTokenHashes(em, hashes);
+  return new Set([...live].filter(([, endpoints]) => canUse({ endpoints }, endpoint)).map(([hash]) => hash));
 }
 
 /** Whether one token hash is still live (a token socket's action). */

@@ -72,7 +72,8 @@ export class Customer {
 
   private async listen(s: FollowedService, token: string): Promise<void> {
     const { api, tally } = this.deps;
-    const ws = new WebSocket(`${this.deps.wsUrl}?tracking=${encodeURIComponent(token)}`);
+    // the token in a header, never in the URL (D24)
+    const ws = new WebSocket(this.deps.wsUrl, { headers: { authorization: `Bearer ${token}` } });
     this.ws = ws;
     await new Promise<void>((resolve, reject) => {
       ws.on('message', (raw) => {

@@ -77,6 +77,10 @@ export interface DomainErrorFacts {
   'list.too-deep': { maxPage: number; maxRows: number };
   /** D14: an unknown, malformed or expired tracking token */
   'tracking.token-invalid': Record<string, never>;
+  /** a full token where only a share link is taken (POST /tracking/track/public, D24) */
+  'tracking.not-a-share-link': Record<string, never>;
+  /** the service already has MAX_SHARE_LINKS live share links (D24) */
+  'tracking.too-many-share-links': { max: number };
   /** D14: the survey before FINALIZADA, or a second one */
   'survey.not-finished': { state: OfferState };
   'survey.already-answered': Record<string, never>;

@@ -27,7 +27,9 @@ export type Audience =
   /** operators */
   | { kind: 'operators' }
   /** the customer's sockets of one service (tracking token, D14) */
-  | { kind: 'customer'; offerUuid: string };
+  | { kind: 'customer'; offerUuid: string }
+  /** the customer's sockets opened with one tracking token (D24: its revocation closes them; nothing is sent) */
+  | { kind: 'trackingToken'; offerUuid: string; tokenHash: string };
 
 export interface BusMessage {
   audience: Audience;

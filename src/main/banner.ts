@@ -41,7 +41,8 @@ export function unsafeDefaultsBanner(cfg: Config, opts: BannerOptions): string |
     lines.push('!!    whose passwords and API keys are public; they stay until you remove them.');
   }
   lines.push('!! For production: NODE_ENV=production, JWT_SECRET and INTEGRITY_SECRET set to 32 or more');
-  lines.push('!! random characters each, real users from `npm run provision -- FILE`, and no demo users.');
+  lines.push('!! random characters each, PUBLIC_ORIGIN (the origin browsers use), real users from');
+  lines.push('!! `npm run provision -- FILE`, and no demo users.');
   lines.push(RULE);
   return `${lines.join('\n')}\n`;
 }

@@ -15,6 +15,11 @@
  *   {uuid, socketId} (a socketId sent to POST /oferta) is acknowledged to that
  *   socket with `offer.subscribed` only when it belongs to the same generator;
  * - operators → operator sockets.
+ * - customer → the customer sockets of that service; a `service.position`
+ *   at most once per POSITION_NOTICE_MS per service (D24: each notice makes
+ *   every open page refetch), the latest one delivered when the window ends;
+ * - trackingToken → nothing is sent: the sockets opened with that token are
+ *   closed (4401, a sign-out, D24).
  * Each event is serialized once. A socket whose unsent bytes pass the bound is
  * terminated instead of buffering more (slow client).
  */
@@ -22,7 +27,7 @@ import type { Logger } from 'pino';
 import { WebSocket } from 'ws';
 import { OFFER_STATES, type OfferState } from '../domain/offers/lifecycle/states.js';
 import { TRANSITIONS } from '../domain/offers/lifecycle/stateMachine.js';
-import type { Identity } from './auth.js';
+import type { Identity, Recheck } from './auth.js';
 import { perTechnician, type BusMessage } from './bus.js';
 import type { OfferSelection } from '../domain/ports.js';
 import { frame } from './protocol.js';
@@ -37,7 +42,15 @@ export interface Client {
   inflight: number;
   /** offers whose `offer.new` this technician socket received */
   offers: Set<string>;
+  /** how its credential is checked again while it is open (D24) */
+  recheck?: Recheck;
 }
+
+/** The customer's notice of the technician's position (D14), coalesced per service (D24). */
+export const POSITION_EVENT = 'service.position';
+
+/** The close code of a customer socket whose tracking token was signed out ("Salir", D24). */
+export const TRACKING_SIGNED_OUT_CLOSE = 4401;
 
 /** Offer events a technician who received the offer gets; responses and the selection name other technicians. */
 const TECHNICIAN_OFFER_EVENTS = new Set(['offer.state', 'offer.closed']);
@@ -76,9 +89,14 @@ export class Hub {
   private finalNow = new Set<string>();
   private finalBefore = new Set<string>();
 
+  /** per service: when its last `service.position` went out, and the one held back for the end of the window */
+  private readonly positionNotices = new Map<string, { sentAt: number; held?: Buffer; timer?: NodeJS.Timeout }>();
+
   constructor(
     private readonly maxBufferBytes: number,
     private readonly log: Logger,
+    /** POSITION_NOTICE_MS (0: every notice goes out) */
+    private readonly positionNoticeMs = 0,
   ) {}
 
   get size(): number {
@@ -178,13 +196,58 @@ export class Hub {
         for (const c of this.operators) targets.add(c);
         break;
       case 'customer':
+        if (event === POSITION_EVENT && this.positionNoticeMs > 0) return this.coalescePosition(audience.offerUuid, Buffer.from(frame(event, data)));
         for (const c of this.customers.get(audience.offerUuid) ?? []) targets.add(c);
         break;
+      case 'trackingToken':
+        for (const c of this.customers.get(audience.offerUuid) ?? []) {
+          if (c.identity.kind === 'customer' && c.identity.tokenHash === audience.tokenHash) c.ws.close(TRACKING_SIGNED_OUT_CLOSE, 'tracking token revoked');
+        }
+        return;
     }
     if (targets.size === 0) return;
     // encoded once for every socket (ws would otherwise convert the string per send)
     const payload = Buffer.from(frame(event, data));
     for (const c of targets) this.send(c, payload);
+  }
+
+  /**
+   * D24: the service's customer sockets get a position notice at once when
+   * none went out in the last POSITION_NOTICE_MS; otherwise the newest is
+   * held and goes out when the window ends (one timer per service at most).
+   */
+  private coalescePosition(uuid: string, payload: Buffer): void {
+    const now = Date.now();
+    const state = this.positionNotices.get(uuid);
+    const deliver = (p: Buffer) => {
+      for (const c of this.customers.get(uuid) ?? []) this.send(c, p);
+    };
+    if (!state || (now - state.sentAt >= this.positionNoticeMs && !state.timer)) {
+      this.positionNotices.set(uuid, { sentAt: now });
+      deliver(payload);
+      return;
+    }
+    state.held = payload;
+    if (state.timer) return;
+    state.timer = setTimeout(
+      () => {
+        const held = state.held;
+        this.positionNotices.set(uuid, { sentAt: Date.now() });
+        if (held) deliver(held);
+      },
+      Math.max(0, state.sentAt + this.positionNoticeMs - now),
+    );
+    state.timer.unref();
+  }
+
+  /** Forgets the position windows (and their timers) older than the window: run on each heartbeat, and at close. */
+  prunePositionNotices(all = false): void {
+    const now = Date.now();
+    for (const [uuid, state] of this.positionNotices) {
+      if (!all && (state.timer || now - state.sentAt < this.positionNoticeMs)) continue;
+      clearTimeout(state.timer);
+      this.positionNotices.delete(uuid);
+    }
   }
 
   /** D20: the chosen technician's sockets get `offer.selected` and follow the offer; the others get `offer.closed` and leave it. */

@@ -32,6 +32,11 @@ const busSchema = {
         },
         { type: 'object', required: ['kind'], properties: { kind: { const: 'operators' } } },
         { type: 'object', required: ['kind', 'offerUuid'], properties: { kind: { const: 'customer' }, offerUuid: { type: 'string' } } },
+        {
+          type: 'object',
+          required: ['kind', 'offerUuid', 'tokenHash'],
+          properties: { kind: { const: 'trackingToken' }, offerUuid: { type: 'string' }, tokenHash: { type: 'string' } },
+        },
       ],
     },
     event: { type: 'string', minLength: 1 },

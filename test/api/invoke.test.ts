@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import { SocketOfferRespond, SocketPosition } from '../../src/api/document/socket.js';
 import { invoke } from '../../src/api/invoke.js';
+import { AUTH_MESSAGES } from '../../src/auth/credentials.js';
 import { ACCEPTANCE_MESSAGES, AcceptanceInput } from '../../src/api/offers/acceptOffer.js';
 import { OPERATIONS, operationById } from '../../src/api/operations.js';
 import { PositionInput } from '../../src/api/service/position.js';
@@ -38,9 +39,21 @@ describe('src/api: one declaration for both transports (issue 27)', () => {
     expect(nul.body).to.have.property('status', false);
   });
 
+  it('invoke refuses, before anything else, a caller whose profile lacks the operation’s endpoint: HTTP’s own 403 (D24)', async () => {
+    const central = { id: 1, endpoints: ['/aceptacion'] } as never;
+    const res = await invoke(rt, 'updateTechnicianPosition', { apiUser: central }, { dniTecnico: '1', latitud: 'not even valid' });
+    expect(res.status).to.equal(403);
+    expect(res.body).to.include({ status: false, msg: AUTH_MESSAGES.keyForbidden, requestedEndpoint: '/posicion-tecnico' });
+    expect((res.body as { allowedEndpoints: string[] }).allowedEndpoints).to.deep.equal(['/aceptacion']);
+    const generator = { id: 2, endpoints: ['/oferta'] } as never;
+    const basic = await invoke(rt, 'getOfferResponses', { apiUser: generator }, {});
+    expect(basic.status).to.equal(403);
+    expect(basic.body).to.include({ error: true, message: AUTH_MESSAGES.basicForbidden });
+  });
+
   it('an unexpected failure is the operation’s own 500 text in its envelope', async () => {
     const broken = { log: { error() {} }, orm: null } as unknown as Runtime;
-    const res = await invoke(broken, 'acceptOffer', { apiUser: { id: 1 } as never }, { id: '0b8f6f7e-3c1a-4d2b-9e5f-1a2b3c4d5e6f', dniPrestador: '1', dniTecnico: '2' });
+    const res = await invoke(broken, 'acceptOffer', { apiUser: { id: 1, endpoints: ['*'] } as never }, { id: '0b8f6f7e-3c1a-4d2b-9e5f-1a2b3c4d5e6f', dniPrestador: '1', dniTecnico: '2' });
     expect(res).to.deep.equal({ status: 500, body: { status: false, data: ACCEPTANCE_MESSAGES.failure } });
   });
 
@@ -67,6 +80,7 @@ describe('src/api: one declaration for both transports (issue 27)', () => {
         'trackingPageSurvey',
         'trackingPageLogout',
         'trackingPageScript',
+        'trackingSharedPage',
         'consoleHome',
         'consoleOffer',
         'consoleResend',

@@ -50,7 +50,7 @@ describe('the client address (D24)', () => {
     });
 
     it('TRUST_PROXY_HOPS defaults to 1; production with TRUST_PROXY and no hops says so at start', () => {
-      const base = { NODE_ENV: 'production', JWT_SECRET: 'j'.repeat(32), INTEGRITY_SECRET: 'i'.repeat(32), SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example.com/send', TRUST_PROXY: 'true' };
+      const base = { NODE_ENV: 'production', JWT_SECRET: 'j'.repeat(32), INTEGRITY_SECRET: 'i'.repeat(32), PUBLIC_ORIGIN: 'https://seguimiento.example.com', SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example.com/send', TRUST_PROXY: 'true' };
       const unset = loadConfig(base);
       expect(unset.trustProxyHops).to.equal(1);
       expect(proxyHopsWarning(unset)).to.match(/TRUST_PROXY_HOPS/);

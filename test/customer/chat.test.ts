@@ -125,7 +125,7 @@ describe('service chat and the customer socket (issue 9: D14, D16)', () => {
   it('live: chat.message and chat.read reach the other side; the customer socket gets state changes and the position while EN_CAMINO', async () => {
     const offer = await service();
     const token = await tokenFor(offer);
-    const customerSocket = await connect(`${wsUrl(app.url)}?tracking=${token}`);
+    const customerSocket = await connect(wsUrl(app.url), { headers: { authorization: `Bearer ${token}` } });
     const techSocket = await connect(wsUrl(app.url), { headers: tech() });
     try {
       await chat(offer, 'messages', { authorization: `Bearer ${token}` }, { texto: 'estoy en la esquina' });
@@ -150,12 +150,12 @@ describe('service chat and the customer socket (issue 9: D14, D16)', () => {
       await techSocket.close();
       await em().execute(`update technician set busy_offer_uuid = null where id = ?`, [prov.technician.id]);
     }
-    const refused = await refusal(`${wsUrl(app.url)}?tracking=${'B'.repeat(43)}`);
+    const refused = await refusal(wsUrl(app.url), { headers: { authorization: `Bearer ${'B'.repeat(43)}` } });
     expect(refused.status).to.equal(401);
     // the customer page's cookie opens the socket too; a malformed one is just no credential
-    const byCookie = await connect(wsUrl(app.url), { headers: { cookie: `seguimiento=${token}` } });
+    const byCookie = await connect(wsUrl(app.url), { headers: { cookie: `seguimiento=${token}` }, origin: app.url });
     await byCookie.close();
-    expect((await refusal(wsUrl(app.url), { headers: { cookie: 'seguimiento=%zz' } })).status).to.equal(401);
+    expect((await refusal(wsUrl(app.url), { headers: { cookie: 'seguimiento=%zz' }, origin: app.url })).status).to.equal(401);
   });
 
   it('a technician is busy from ASIGNADA until the service ends: no offers meanwhile (D16)', async () => {

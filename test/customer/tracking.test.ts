@@ -161,10 +161,14 @@ describe('customer tracking (issue 9: D13, D14, D16)', () => {
       const again = await call('tracking/track', { expediente: offer.uuid, code });
       expect(again.statusCode, 'a code is spent once').to.equal(401);
 
-      const pub = await call('tracking/track/public', { token: data.token });
+      // D24: the public follow-up takes a share link, never the customer's own token
+      const full = await call('tracking/track/public', { token: data.token });
+      expect([full.statusCode, bodyOf(full).msg]).to.deep.equal([401, 'ESTE TOKEN NO ES UN ENLACE PÚBLICO; OBTENGA UNO CON POST /tracking/share']);
+      const share = ((bodyOf(await call('tracking/share', { token: data.token })).data as { token: string })).token;
+      const pub = await call('tracking/track/public', { token: share });
       expect(pub.statusCode).to.equal(200);
       const service = (bodyOf(pub).data as { service: Record<string, unknown> }).service;
-      expect(service.tecnico).to.deep.equal({ nombre: prov.technician.names.split(' ')[0], identificador: prov.technician.identifier ?? null });
+      expect(service.tecnico).to.equal(null);
       expect(service, 'the public form has no plate').to.not.have.property('placa');
       expect(service.origen).to.deep.equal({ ciudad: 'Bogotá', departamento: 'Cundinamarca' });
       expect(JSON.stringify(service)).to.not.include('telefono');
@@ -214,9 +218,11 @@ describe('customer tracking (issue 9: D13, D14, D16)', () => {
       const offer = await assigned();
       await call('tracking/requestCode', { expediente: offer.uuid, telefono: PHONE });
       const token = ((bodyOf(await call('tracking/track', { expediente: offer.uuid, code: await smsCode() })).data as { token: string })).token;
-      expect((await call('tracking/track/public', { token })).statusCode).to.equal(200);
+      const share = ((bodyOf(await call('tracking/share', { token })).data as { token: string })).token;
+      expect((await call('tracking/track/public', { token: share })).statusCode).to.equal(200);
       await em().execute(`insert into offer_transition (offer_uuid, from_state, to_state, actor, at) values (?, 'ASIGNADA', 'FINALIZADA', 'test', now() - interval '25 hours')`, [offer.uuid]);
-      expect((await call('tracking/track/public', { token })).statusCode).to.equal(401);
+      expect((await call('tracking/track/public', { token: share })).statusCode).to.equal(401);
+      expect((await call('tracking/share', { token })).statusCode).to.equal(401);
       expect((await call('tracking/track/public', { token: 'A'.repeat(43) })).statusCode).to.equal(401);
     });
   });

@@ -15,7 +15,9 @@ import { randomUUID } from 'node:crypto';
 import got from 'got';
 import { WebSocket } from 'ws';
 import { resetDb } from '../helpers/db.js';
-import { makeOperator, makeServiceType } from '../helpers/factories.js';
+import { makeOffer, makeOperator, makeServiceType } from '../helpers/factories.js';
+import { integrityHeaders } from '../helpers/integrity.js';
+import { issueTrackingToken } from '../../src/domain/tracking/tokens.js';
 import { basic, startApp, type TestApp } from '../helpers/harness.js';
 import { clearQueues } from '../helpers/queues.js';
 import { makeGenerator, makeResponder, offerBody, type Generator, type Responder } from '../helpers/offers.js';
@@ -100,9 +102,13 @@ function bodyText(base: Record<string, unknown>): fc.Arbitrary<string> {
 interface Target {
   method: 'GET' | 'POST' | 'PUT';
   path: string;
-  auth: 'basic' | 'key' | 'none';
+  /** signed: the D13 integrity headers (the tracking and chat routes) */
+  auth: 'basic' | 'key' | 'none' | 'signed';
   base: () => Record<string, unknown>;
 }
+
+/** A live customer tracking token (D14), issued in `before`, for the tracking routes' bodies. */
+let trackingToken = '';
 
 const uuidOf = () => randomUUID();
 const TARGETS: Target[] = [
@@ -126,6 +132,10 @@ const TARGETS: Target[] = [
   { method: 'GET', path: '/api/v3/admin/offers/x/recipients', auth: 'none', base: () => ({}) },
   { method: 'POST', path: '/api/v3/webhooks/test', auth: 'basic', base: () => ({ tipo: 'respuesta' }) },
   { method: 'POST', path: '/api/v3/webhooks/test', auth: 'key', base: () => ({ tipo: 'novedad' }) },
+  // D24 (issue 29 items 6 and 9): share links, the public view, sign-out
+  { method: 'POST', path: '/api/v3/tracking/share', auth: 'signed', base: () => ({ token: trackingToken }) },
+  { method: 'POST', path: '/api/v3/tracking/track/public', auth: 'signed', base: () => ({ token: `pub_${'A'.repeat(43)}` }) },
+  { method: 'POST', path: '/api/v3/tracking/revoke', auth: 'signed', base: () => ({ token: 'B'.repeat(43) }) },
 ];
 
 describe('hardening: fuzz of the edge (issue 8)', function () {
@@ -146,6 +156,7 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
     await em.fork().nativeUpdate('ApiUser', { id: central.user.id }, { endpoints: ['*'] });
     crew = await makeCrew(em);
     await makeOperator(em, { username: 'ops', password: 'secret-password' });
+    trackingToken = (await issueTrackingToken(em, await makeOffer(em, gen.user, { state: 'ASIGNADA' }))).token;
   });
   after(async () => {
     // Offers were created without workers: their jobs must not run in a later suite.
@@ -160,6 +171,10 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...extra };
     if (authKind !== 'none' && t.auth === 'basic') headers.authorization = authKind === 'valid' ? gen.auth : basic('nadie', 'nada');
     if (authKind !== 'none' && t.auth === 'key') headers['x-apikey'] = authKind === 'valid' ? central.key : 'k'.repeat(40);
+    if (authKind !== 'none' && t.auth === 'signed') {
+      const secret = authKind === 'valid' ? app.rt.config.integritySecret : 'not-the-secret';
+      Object.assign(headers, integrityHeaders({ secret, method: t.method, target: t.path, body }));
+    }
     const res = await got(`${app.url}${t.path}`, {
       method: t.method,
       body,
@@ -233,6 +248,9 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
   it('socket messages of every kind of client: answered or refused, never an unexpected error', async () => {
     const tech = await connect(wsUrl(app.url), { headers: crew.headers });
     const genSocket = await connect(wsUrl(app.url), { headers: { authorization: gen.auth } });
+    // a customer's socket (D24: its token in a header), which may send nothing but ping
+    const customerToken = (await issueTrackingToken(app.rt.orm.em.fork(), await makeOffer(app.rt.orm.em.fork(), gen.user, { state: 'ASIGNADA' }))).token;
+    const customer = await connect(wsUrl(app.url), { headers: { authorization: `Bearer ${customerToken}` } });
     const events = fc.constantFrom('ping', 'offer.respond', 'position', 'progress', 'nope', '', '__proto__');
     const message = fc.oneof(
       fc.tuple(events, jsonText, fc.option(jsonText)).map(([e, data, ref]) => `{"event":${JSON.stringify(e)},"data":${data}${ref ? `,"ref":${ref}` : ''}}`),
@@ -241,7 +259,7 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
       fc.constantFrom('{', 'null', '"\\u0000"', deepArray),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(tech, genSocket), message, async (s, text) => {
+      fc.asyncProperty(fc.constantFrom(tech, genSocket, customer), message, async (s, text) => {
         if (s.ws.readyState !== WebSocket.OPEN) return true;
         const before = s.frames.length;
         s.ws.send(text);
@@ -259,7 +277,7 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
       }),
       { numRuns: 200, seed: SEED },
     );
-    for (const s of [tech, genSocket]) if (s.ws.readyState === WebSocket.OPEN) await s.close();
+    for (const s of [tech, genSocket, customer]) if (s.ws.readyState === WebSocket.OPEN) await s.close();
     expect(unexpectedLogs()).to.deep.equal([]);
     expect(await health()).to.equal(200);
   });
@@ -311,6 +329,14 @@ describe('hardening: fuzz of the edge (issue 8)', function () {
         'GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Basic AAAA\r\n\r\n',
         'GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: short\r\nx-apikey: k\r\nx-dni-tecnico: 1\r\n\r\n',
         `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${'a.'.repeat(3000)}\r\n\r\n`,
+        // D24: a token in the URL, a cookie with a foreign, malformed or missing Origin, a tracking-shaped bearer
+        'GET /seguimiento/publico/%00%ff HTTP/1.1\r\nHost: x\r\n\r\n',
+        `GET /seguimiento/publico/pub_${'%'.repeat(60)} HTTP/1.1\r\nHost: x\r\n\r\n`,
+        'GET /v3?tracking=abc HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n',
+        `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nCookie: seguimiento=${'C'.repeat(43)}\r\nOrigin: http://[::1\r\n\r\n`,
+        `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nCookie: seguimiento=${'C'.repeat(43)}\r\nOrigin: http://x\r\n\r\n`,
+        `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nCookie: seguimiento=%E0%A4%A\r\n\r\n`,
+        `GET /v3 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nAuthorization: Bearer ${'D'.repeat(43)}\r\n\r\n`,
       ),
       fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
       // Idempotency-Key (D24) with any bytes, control characters included

@@ -137,10 +137,10 @@ export interface Crew {
 }
 
 /** A central with its API user (key) and one technician. */
-export async function makeCrew(em: EntityManager, o: { status?: 'ACTIVO' | 'INACTIVO' } = {}): Promise<Crew> {
+export async function makeCrew(em: EntityManager, o: { status?: 'ACTIVO' | 'INACTIVO'; endpoints?: string[] } = {}): Promise<Crew> {
   const apiKey = `key-${randomBytes(8).toString('hex')}`;
   const nit = `9${randomBytes(4).readUInt32BE() % 1e8}`.padEnd(9, '0');
-  const { user } = await makeApiUser(em, { apiKey, nit, endpoints: ['/aceptacion', '/estado-servicio'], status: o.status ?? 'ACTIVO' });
+  const { user } = await makeApiUser(em, { apiKey, nit, endpoints: o.endpoints ?? ['/aceptacion', '/estado-servicio'], status: o.status ?? 'ACTIVO' });
   const central = await makeCentral(em, { apiUser: user, nit });
   const technician = await makeTechnician(em, central);
   return { user, central, technician, apiKey, headers: { 'x-apikey': apiKey, 'x-dni-tecnico': technician.dni } };

@@ -141,6 +141,18 @@ describe('Idempotency-Key (D24): retries act once', () => {
     expect((await fork().findOneOrFail(Offer, offer.uuid)).stops).to.have.length(1);
   });
 
+  it('a body nested thousands deep with a key is hashed without overflowing the stack: the route’s own answer, never a 500', async () => {
+    const offer = await offerIn(fork(), gen, 'ASIGNADA', prov);
+    // written as text: the client's own JSON.stringify would overflow first
+    const depth = 20000;
+    const body = `{"uuid":"${offer.uuid}","latitud":4.6,"longitud":-74.1,"extra":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}`;
+    const res = await app.client.post('api/v3/add-address', {
+      headers: { authorization: gen.auth, 'idempotency-key': randomUUID(), 'content-type': 'application/json' },
+      body,
+    });
+    expect(res.statusCode).to.be.within(200, 499);
+  });
+
   it('keys are per caller: another generator’s same key is its own', async () => {
     const mine = await offerIn(fork(), gen, 'ASIGNADA', prov);
     const theirs = await offerIn(fork(), other, 'ASIGNADA', prov);

@@ -79,7 +79,7 @@ describe('PUT /servicios/{codigoServicio}/tecnico: changing the technician (D20)
       expect(resynced.uuid).to.equal(offer.uuid);
       const newSocket = await technicianSocket(fresh);
       const { token } = await issueTrackingToken(fork(), offer);
-      const customer = await connect(`${wsUrl(app.url)}?tracking=${token}`);
+      const customer = await connect(wsUrl(app.url), { headers: { authorization: `Bearer ${token}` } });
       sockets.push(customer);
       const before = await followUp(fork(), await load(offer.uuid), { public: false, averageSpeedKmh: 30 });
       expect(before.tecnico?.nombre).to.equal(old.names);

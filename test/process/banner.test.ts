@@ -9,6 +9,8 @@ const SECRETS = {
   SMS_PROVIDER: 'http',
   SMS_HTTP_URL: 'https://sms.example.com/send',
 };
+/** what production requires besides the secrets (D24) */
+const PRODUCTION = { ...SECRETS, NODE_ENV: 'production', PUBLIC_ORIGIN: 'https://seguimiento.example.com' };
 
 describe('start banner about public defaults', () => {
   it('names each public default and what to set, on lines a terminal cannot miss', () => {
@@ -34,13 +36,14 @@ describe('start banner about public defaults', () => {
 
   it('says nothing with both secrets set and no demo, nor in production', () => {
     expect(unsafeDefaultsBanner(loadConfig(SECRETS), { demo: false })).to.equal(null);
-    expect(unsafeDefaultsBanner(loadConfig({ ...SECRETS, NODE_ENV: 'production' }), { demo: true })).to.equal(null);
+    expect(unsafeDefaultsBanner(loadConfig(PRODUCTION), { demo: true })).to.equal(null);
   });
 
   it('prints the links to open: the console, the customer page, the API docs and the queues (issue 31)', () => {
     const text = linksBanner(loadConfig({ PORT: '3000' }), { demo: true });
     expect(text).to.include('http://127.0.0.1:3000/admin/console').and.include('ops / change-me-now');
     expect(text).to.include('http://127.0.0.1:3000/seguimiento').and.include('http://127.0.0.1:3000/api/v3/docs').and.include('http://127.0.0.1:3000/admin/queues');
-    expect(linksBanner(loadConfig({ PORT: '8080', NODE_ENV: 'production', ...SECRETS }), { demo: false })).to.include(':8080/admin/console').and.not.include('change-me-now');
+    // production names its PUBLIC_ORIGIN (D24), not the local port
+    expect(linksBanner(loadConfig({ PORT: '8080', ...PRODUCTION }), { demo: false })).to.include('https://seguimiento.example.com/admin/console').and.not.include('change-me-now');
   });
 });

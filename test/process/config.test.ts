@@ -63,6 +63,7 @@ describe('configuration (STYLE 12)', () => {
     expect(found).to.have.members([
       'JWT_SECRET is required when NODE_ENV is production',
       'INTEGRITY_SECRET is required when NODE_ENV is production',
+      'PUBLIC_ORIGIN is required when NODE_ENV is production',
       'SMS_PROVIDER=outbox is refused when NODE_ENV is production (it keeps tracking codes in clear); set http or twilio',
     ]);
   });

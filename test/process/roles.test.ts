@@ -57,6 +57,7 @@ describe('run contract: roles side by side, migrations at once', function () {
         NODE_ENV: 'production',
         JWT_SECRET: 'a-production-secret-of-32-characters-or-more',
         INTEGRITY_SECRET: 'another-production-secret-of-32-characters',
+        PUBLIC_ORIGIN: 'https://seguimiento.example.com',
         SMS_PROVIDER: 'http',
         SMS_HTTP_URL: 'https://sms.example.com/send',
       }),

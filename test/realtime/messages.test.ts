@@ -197,7 +197,8 @@ describe('real time: technician messages call the domain (default wiring)', () =
     await resetDb(app.rt.orm);
     const em = app.rt.orm.em.fork();
     await makeServiceType(em);
-    crew = await makeCrew(em);
+    // D24: each action needs its route's permission, as over HTTP
+    crew = await makeCrew(em, { endpoints: ['/aceptacion', '/estado-servicio', '/posicion-tecnico'] });
     ({ user: generator } = await makeApiUser(em, { nit: '800111222', urlApi: 'http://generator.test', apiEndpoint: { respuesta: '/r' } }));
     s = await connect(wsUrl(app.url), { headers: crew.headers });
   });

@@ -1,7 +1,7 @@
 /**
  * A technician's socket with its own token (D20): opened with the token,
  * acting as that technician alone, closed when the token is no longer valid
- * (the periodic re-check, TECHNICIAN_TOKEN_RECHECK_MS), and resynced on
+ * (the periodic re-check, SOCKET_RECHECK_MS), and resynced on
  * (re)connect: `offer.new` for each open offer not answered, `service.assigned`
  * for its service, to that socket only.
  */
@@ -27,7 +27,7 @@ describe('real time: a technician’s socket with its own token (D20)', () => {
   const open: TestSocket[] = [];
 
   before(async () => {
-    ({ app, gen, prov } = await startOps({ env: { TECHNICIAN_TOKEN_RECHECK_MS: '50' } }));
+    ({ app, gen, prov } = await startOps({ env: { SOCKET_RECHECK_MS: '50' } }));
   });
   afterEach(async () => {
     await Promise.all(open.splice(0).map((s) => s.close().catch(() => undefined)));
@@ -85,19 +85,18 @@ describe('real time: a technician’s socket with its own token (D20)', () => {
     expect(issue.statusCode).to.equal(403);
   });
 
-  it('closes the sockets when the central’s user becomes INACTIVO or its key changes; the key+dni socket is untouched', async () => {
+  it('closes the sockets when the central’s user becomes INACTIVO or its key changes, the key+dni socket too (D24)', async () => {
     const p = await makeProvider(em(), { name: 'Grúas Rotadas' });
     const q = await makeProvider(em(), { name: 'Grúas Dormidas' });
     const rotated = await socket(await issueToken(app.client, p.apiKey, p.technician.dni));
     const dormant = await socket(await issueToken(app.client, q.apiKey, q.technician.dni));
     const byKey = await connect(wsUrl(app.url), { headers: { 'x-apikey': p.apiKey, 'x-dni-tecnico': p.technician.dni } });
     open.push(byKey);
-    const closed = Promise.all([rotated.closed(), dormant.closed()]);
+    const closed = Promise.all([rotated.closed(), dormant.closed(), byKey.closed()]);
     await em().nativeUpdate('ApiUser', { id: p.user.id }, { apiKeyHash: apiKeyHash(`${p.apiKey}-rotated`) });
     await em().nativeUpdate('ApiUser', { id: q.user.id }, { status: 'INACTIVO' });
-    expect(await closed).to.deep.equal([TOKEN_REVOKED_CLOSE, TOKEN_REVOKED_CLOSE]);
-    byKey.send('ping', {}, 'k');
-    await byKey.next('pong');
+    // the key+dni socket's key is no longer any user's: its re-check (D24) closes it as well
+    expect(await closed).to.deep.equal([TOKEN_REVOKED_CLOSE, TOKEN_REVOKED_CLOSE, 4401]);
   });
 
   it('resyncs a (re)connecting socket, alone: offer.new for each open offer not answered, service.assigned for its service', async () => {

@@ -103,7 +103,7 @@ describe('SMS providers and the customer-sms job (D16)', () => {
     expect(() => loadConfig({ SMS_PROVIDER: 'http' })).to.throw(/SMS_HTTP_URL is required/);
     expect(() => loadConfig({ SMS_PROVIDER: 'twilio' })).to.throw(/TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_FROM are required/);
     // D24: outbox keeps codes in clear, so production refuses it, the default included
-    const prod = { NODE_ENV: 'production', JWT_SECRET: 'j'.repeat(32), INTEGRITY_SECRET: 'i'.repeat(32) };
+    const prod = { NODE_ENV: 'production', JWT_SECRET: 'j'.repeat(32), INTEGRITY_SECRET: 'i'.repeat(32), PUBLIC_ORIGIN: 'https://seguimiento.example.com' };
     expect(() => loadConfig(prod)).to.throw(/SMS_PROVIDER=outbox is refused when NODE_ENV is production/);
     expect(() => loadConfig({ ...prod, SMS_PROVIDER: 'outbox' })).to.throw(/SMS_PROVIDER=outbox is refused/);
     expect(loadConfig({ ...prod, SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example.com/send' }).smsProvider).to.equal('http');

@@ -69,7 +69,7 @@ describe('outbound targets (SSRF)', () => {
   });
 
   it('is on outside development and test unless OUTBOUND_ALLOW_PRIVATE says otherwise; a bad OUTBOUND_ALLOW_HOSTS stops the start', () => {
-    const secrets = { JWT_SECRET: 'x'.repeat(32), INTEGRITY_SECRET: 'y'.repeat(32), SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example.com/send' };
+    const secrets = { JWT_SECRET: 'x'.repeat(32), INTEGRITY_SECRET: 'y'.repeat(32), PUBLIC_ORIGIN: 'https://seguimiento.example.com', SMS_PROVIDER: 'http', SMS_HTTP_URL: 'https://sms.example.com/send' };
     expect(loadConfig({ NODE_ENV: 'production', ...secrets }).outboundAllowPrivate).to.equal(false);
     expect(loadConfig({ NODE_ENV: 'production', OUTBOUND_ALLOW_PRIVATE: 'true', ...secrets }).outboundAllowPrivate).to.equal(true);
     expect(loadConfig({ NODE_ENV: 'test' }).outboundAllowPrivate).to.equal(true);

@@ -120,7 +120,7 @@ export const trackingPageLogout = operation({
   method: 'post',
   path: '/seguimiento/salir',
   operationId: 'trackingPageLogout',
-  summary: 'The page forgets the tracking cookie',
+  summary: 'The page signs out: the tracking token is revoked (its sockets closed) and the cookie forgotten (D24)',
   tag: 'Seguimiento',
   auth: 'none',
   envelope: 'html',
@@ -137,6 +137,20 @@ export const trackingPageScript = operation({
   responses: { 200: { description: 'The script', contentType: 'application/javascript' } },
 });
 
+export const trackingSharedPage = operation({
+  method: 'get',
+  path: '/seguimiento/publico/{token}',
+  operationId: 'trackingSharedPage',
+  summary: 'A share link’s page (D24): the public follow-up, read-only, no script, no socket',
+  description:
+    'The token of POST /tracking/share in the path: that is what a share link is (a read-only capability meant to be passed on). Shows the state, its timeline, the provider, the ETA; never the technician, its position or addresses. Sent with Referrer-Policy: no-referrer and X-Robots-Tag: noindex.',
+  tag: 'Seguimiento',
+  auth: 'none',
+  envelope: 'html',
+  pathParams: { token: { description: 'the share link’s token (`pub_…`)', maxLength: 64 } },
+  responses: { 200: page('The public follow-up'), 404: page('Unknown, expired or not a share link (the same page)') },
+});
+
 export const PAGE_OPERATIONS = [
   trackingPage,
   trackingPageCode,
@@ -146,4 +160,5 @@ export const PAGE_OPERATIONS = [
   trackingPageSurvey,
   trackingPageLogout,
   trackingPageScript,
+  trackingSharedPage,
 ] as const;

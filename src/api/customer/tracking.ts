@@ -10,7 +10,7 @@ import { requestTrackingCode as requestCode, verifyTrackingCode } from '../../do
 import { followUp } from '../../domain/tracking/followUp.js';
 import { TRACKING_MESSAGES as M } from './messages.js';
 import { submitSurvey } from '../../domain/tracking/survey.js';
-import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
+import { MAX_SHARE_LINKS, issueShareToken, resolveShareToken, signOutTracking } from '../../domain/tracking/tokens.js';
 import { trackingAttempt } from './attempts.js';
 import { ControllerError, str } from '../document/components.js';
 import { API, named, operation, type Caller } from '../operation.js';
@@ -204,11 +204,13 @@ const EXAMPLE_SERVICE = {
   destino: null,
   encuestaRespondida: false,
 };
-/** The public form drops phones, the surname, addresses and reference points (followUp, D14). */
+/** The public form (a share link, D24) drops the technician (name, phone, identifier, position, distance), the plate, addresses and reference points (followUp). */
 const { placa: _placa, ...EXAMPLE_WITHOUT_PLATE } = EXAMPLE_SERVICE;
 const EXAMPLE_PUBLIC_SERVICE = {
   ...EXAMPLE_WITHOUT_PLATE,
-  tecnico: { nombre: 'Carlos', identificador: 'GN-07' },
+  tecnico: null,
+  posicionTecnico: null,
+  distanciaMetros: null,
   origen: { ciudad: 'Bogotá', departamento: 'Cundinamarca' },
 };
 const EXAMPLE_MESSAGE = { id: 42, autor: 'cliente', texto: '¿Cuánto falta para que llegue?', clientId: 'c-1764000000000', enviadoEn: '2026-11-24T05:11:00.000Z', leidoEn: null };
@@ -278,11 +280,53 @@ export const trackService = operation({
   },
 });
 
+export const shareTracking = operation({
+  method: 'post',
+  path: `${API}/tracking/share`,
+  operationId: 'shareTracking',
+  summary: 'A share link: a read-only token for the public follow-up (D24)',
+  description: `Given the customer's token, a new token (\`pub_…\`) and its link (GET /seguimiento/publico/{token}; \`url\` when PUBLIC_ORIGIN is set) that only the public view takes (that page and POST /tracking/track/public): no chat, no socket, no survey, no position and no personal data. It lives as long as the customer's token would; at most ${MAX_SHARE_LINKS} live per service.`,
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: TrackingTokenInput, from: 'json' },
+  responses: {
+    200: ok(
+      'The share link’s token',
+      {
+        type: 'object',
+        required: ['token', 'expiresAt', 'path', 'url'],
+        properties: { token: str(128), expiresAt: date, path: str(256), url: { type: ['string', 'null'], maxLength: 512 } },
+      },
+      M.shared,
+      {
+        token: 'pub_Jr4kW9sQ2vX7mB1nC8dF3gH6jK0lP5zT2yU7iO4aE1w',
+        expiresAt: '2026-11-25T05:00:00.000Z',
+        path: '/seguimiento/publico/pub_Jr4kW9sQ2vX7mB1nC8dF3gH6jK0lP5zT2yU7iO4aE1w',
+        url: 'https://seguimiento.example.com/seguimiento/publico/pub_Jr4kW9sQ2vX7mB1nC8dF3gH6jK0lP5zT2yU7iO4aE1w',
+      },
+    ),
+    400: invalidBody,
+    401: refusal('Unknown, expired or revoked customer token (a share link cannot make another)', { invalid: M.tokenInvalid }),
+    429: refusal(`The service already has ${MAX_SHARE_LINKS} live share links (with Retry-After)`, { tooMany: M.tooManyShareLinks(MAX_SHARE_LINKS) }),
+  },
+  invalid: { message: trackingFieldMessage },
+  handle: async (rt, _caller, input) => {
+    const share = await issueShareToken(rt.orm.em.fork(), input.token);
+    // the link's page (GET /seguimiento/publico/{token}); a full URL when the service knows its public origin
+    const path = `/seguimiento/publico/${share.token}`;
+    const url = rt.config.publicOrigin ? `${rt.config.publicOrigin}${path}` : null;
+    return { status: true, msg: M.shared, data: { token: share.token, expiresAt: share.expiresAt.toISOString(), path, url } };
+  },
+});
+
 export const trackServicePublic = operation({
   method: 'post',
   path: `${API}/tracking/track/public`,
   operationId: 'trackServicePublic',
-  summary: 'The follow-up without personal data (D14)',
+  summary: 'The follow-up of a share link, without the technician or personal data (D14, D24)',
+  description: 'Takes a share link’s token (POST /tracking/share), not the customer’s: the state, its timeline, the central, the ETA and the cities; never the technician (name, phone, position) nor addresses.',
   tag: 'Seguimiento',
   auth: 'none',
   integrity: true,
@@ -293,14 +337,35 @@ export const trackServicePublic = operation({
       service: EXAMPLE_PUBLIC_SERVICE,
     }),
     400: invalidBody,
-    401: refusal('Unknown or expired token', { invalid: M.tokenInvalid }),
+    401: refusal('Unknown or expired share link, or a customer token instead of one', { invalid: M.tokenInvalid, notAShareLink: M.notAShareLink }),
   },
   invalid: { message: trackingFieldMessage },
   handle: async (rt, _caller, input) => {
     const em = rt.orm.em.fork();
-    const session = await resolveTrackingToken(em, input.token);
-    if (!session) throw new DomainError('tracking.token-invalid');
+    const session = await resolveShareToken(em, input.token);
     return { status: true, msg: M.tracked, data: { service: await followUp(em, session.offer, { public: true, averageSpeedKmh: rt.config.averageSpeedKmh }) } };
+  },
+});
+
+export const revokeTracking = operation({
+  method: 'post',
+  path: `${API}/tracking/revoke`,
+  operationId: 'revokeTracking',
+  summary: 'Sign out: the customer’s token is revoked and its sockets closed (D24)',
+  description: 'The same 200 whether or not the token named anything. From then on the token is refused everywhere (chat, socket, survey, share); its open sockets close with 4401.',
+  tag: 'Seguimiento',
+  auth: 'none',
+  integrity: true,
+  envelope: 'controller',
+  input: { schema: TrackingTokenInput, from: 'json' },
+  responses: {
+    200: ok('Revoked (or it named nothing)', null, M.revoked),
+    400: invalidBody,
+  },
+  invalid: { message: trackingFieldMessage },
+  handle: async (rt, _caller, input) => {
+    await signOutTracking(rt, input.token);
+    return { status: true, msg: M.revoked };
   },
 });
 
@@ -481,7 +546,9 @@ export const CUSTOMER_SCHEMAS = [TrackedService, ChatMessageView];
 export const CUSTOMER_OPERATIONS = [
   requestTrackingCode,
   trackService,
+  shareTracking,
   trackServicePublic,
+  revokeTracking,
   answerSurvey,
   sendChatMessage,
   listChatMessages,

@@ -64,7 +64,7 @@ export const OUTGOING: Record<string, { summary: string; data: unknown }> = {
   'position.result': { summary: 'Answer to position: as PUT /posicion-tecnico', data: obj(['status', 'body'], { status: { type: 'integer' }, body: {} }) },
   'progress.result': { summary: 'Answer to progress: as PUT /estado-servicio', data: obj(['status', 'body'], { status: { type: 'integer' }, body: {} }) },
   'service.position': {
-    summary: 'To the customer (tracking token): the assigned technician’s position while EN_CAMINO (D14)',
+    summary: 'To the customer (tracking token): the assigned technician’s position while EN_CAMINO (D14), at most one per POSITION_NOTICE_MS per service (D24)',
     data: obj(['uuid', 'expediente', 'latitud', 'longitud', 'fecha'], { uuid, expediente: str(64), latitud: { type: 'number' }, longitud: { type: 'number' }, fecha: iso }),
   },
   'chat.message': {
@@ -162,10 +162,15 @@ export function asyncApiDocument(): JsonObject {
           type: 'http',
           scheme: 'bearer',
           description:
-            'Authorization: Bearer <its own token from POST /tecnicos/token> (D20): the socket is that technician’s alone; closed (4401) within TECHNICIAN_TOKEN_RECHECK_MS once the token is expired or revoked. On (re)connect it receives again `offer.new` for each open offer published to it and not answered, and `service.assigned` for its active service.',
+            'Authorization: Bearer <its own token from POST /tecnicos/token> (D20): the socket is that technician’s alone; closed (4401) within SOCKET_RECHECK_MS once the token is expired or revoked. On (re)connect it receives again `offer.new` for each open offer published to it and not answered, and `service.assigned` for its active service.',
         },
         operator: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Authorization: Bearer, or ?token= for browsers' },
-        customer: { type: 'httpApiKey', name: 'tracking', in: 'query', description: '?tracking=<tracking token> from POST /tracking/track (D14), or the customer page’s httpOnly cookie' },
+        customer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Authorization: Bearer <tracking token> from POST /tracking/track (D14), or the customer page’s httpOnly cookie from the service’s own Origin (PUBLIC_ORIGIN, D24); never ?tracking= (400). Closed (4401) when the token expires or is revoked (Salir, POST /tracking/revoke).',
+        },
       },
     },
   };

@@ -136,7 +136,8 @@ export const operatorSocketToken = operation({
   handle: async (rt, caller) => {
     const op = caller.operator;
     if (!op) throw new Error('operation reached without an authenticated operator');
-    const token = await signOperatorToken(op, rt.config.jwtSecret, `${SOCKET_TOKEN_TTL_S}s`);
+    // carries the session's end: the socket it opens lives as long as the session, not the token (D24, SOCK-8)
+    const token = await signOperatorToken(op, rt.config.jwtSecret, `${SOCKET_TOKEN_TTL_S}s`, { session: true });
     return { status: true, msg: LIVE_MAP_MESSAGES.token, data: { token, expiresInS: SOCKET_TOKEN_TTL_S } };
   },
 });

@@ -58,13 +58,13 @@ export async function liveTechnicianToken(em: EntityManager, tokenHash: string):
   return row ?? null;
 }
 
-const LIVE_HASHES = prepared(`select t.token_hash from ${JOINS} where t.token_hash = any($1::text[]) and ${LIVE}`);
+const LIVE_HASHES = prepared(`select t.token_hash, u.endpoints from ${JOINS} where t.token_hash = any($1::text[]) and ${LIVE}`);
 
-/** Which of these token hashes are still live: one statement for every technician socket of a process. */
-export async function liveTechnicianTokenHashes(em: EntityManager, tokenHashes: readonly string[]): Promise<Set<string>> {
-  if (!tokenHashes.length) return new Set();
-  const rows = await sql<{ token_hash: string }>(em, LIVE_HASHES, [tokenHashes]);
-  return new Set(rows.map((r) => r.token_hash));
+/** Which of these token hashes are still live, each with its central's endpoint list: one statement for every technician socket of a process. */
+export async function liveTechnicianTokenHashes(em: EntityManager, tokenHashes: readonly string[]): Promise<Map<string, string[]>> {
+  if (!tokenHashes.length) return new Map();
+  const rows = await sql<{ token_hash: string; endpoints: string[] }>(em, LIVE_HASHES, [tokenHashes]);
+  return new Map(rows.map((r) => [r.token_hash, r.endpoints]));
 }
 
 /** Removes tokens expired before `before` (housekeeping). */

@@ -90,6 +90,17 @@ export async function technicianOfApiUser(
   return tech ?? null;
 }
 
+/** Which of these technicians still belong to a central of API user `apiUserId` (the key sockets' re-check, D24): one statement. */
+export async function techniciansOfApiUser(em: EntityManager, technicianIds: readonly number[], apiUserId: number): Promise<Set<number>> {
+  if (!technicianIds.length) return new Set();
+  const rows = await sql<{ id: number }>(
+    em,
+    'select t.id from technician t join central c on c.id = t.central_id where t.id = any($1::int[]) and c.api_user_id = $2',
+    [[...technicianIds], apiUserId],
+  );
+  return new Set(rows.map((r) => Number(r.id)));
+}
+
 /**
  * Sets the technician's `rate` (which D2 ranks by) to the plain average of
  * its initial rate, counted once, and every survey of its services (D14):

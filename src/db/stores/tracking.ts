@@ -76,18 +76,36 @@ export async function pruneTrackingBatch(em: EntityManager, table: 'tracking_req
   return res.length;
 }
 
+/** What a tracking token may do: `full` (the customer's) or `share` (the read-only public link, D24). */
+export type TrackingScope = 'full' | 'share';
+
 /** Stores a token's hash for the offer, living at most until `expiresAt`. */
-export async function insertTrackingToken(em: EntityManager, tokenHash: string, offerUuid: string, expiresAt: Date): Promise<void> {
-  await em.execute(`insert into tracking_token (token_hash, offer_uuid, expires_at) values (?, ?, ?)`, [tokenHash, offerUuid, expiresAt]);
+export async function insertTrackingToken(em: EntityManager, tokenHash: string, offerUuid: string, expiresAt: Date, scope: TrackingScope = 'full'): Promise<void> {
+  await em.execute(`insert into tracking_token (token_hash, offer_uuid, expires_at, scope) values (?, ?, ?, ?)`, [tokenHash, offerUuid, expiresAt, scope]);
 }
 
-/** The offer an unexpired token (by its hash) names, and when the token dies (null: none). */
-export async function liveTrackingToken(em: EntityManager, tokenHash: string): Promise<{ offer_uuid: string; expires_at: Date } | null> {
+/** The offer an unexpired token of `scope` (by its hash) names, and when the token dies (null: none). */
+export async function liveTrackingToken(em: EntityManager, tokenHash: string, scope: TrackingScope = 'full'): Promise<{ offer_uuid: string; expires_at: Date } | null> {
   const [row] = await em.execute<Array<{ offer_uuid: string; expires_at: Date }>>(
-    `select offer_uuid, expires_at from tracking_token where token_hash = ? and expires_at > now()`,
-    [tokenHash],
+    `select offer_uuid, expires_at from tracking_token where token_hash = ? and scope = ? and expires_at > now()`,
+    [tokenHash, scope],
   );
   return row ?? null;
+}
+
+/** How many unexpired share links the service has. */
+export async function liveShareTokens(em: EntityManager, offerUuid: string): Promise<number> {
+  const [{ n }] = await em.execute<Array<{ n: string }>>(
+    `select count(*) as n from tracking_token where offer_uuid = ? and scope = 'share' and expires_at > now()`,
+    [offerUuid],
+  );
+  return Number(n);
+}
+
+/** Deletes one token (by its hash): it is refused from then on. Its service, or null when there was none. */
+export async function deleteTrackingToken(em: EntityManager, tokenHash: string): Promise<string | null> {
+  const [row] = await em.execute<Array<{ offer_uuid: string }>>(`delete from tracking_token where token_hash = ? returning offer_uuid`, [tokenHash]);
+  return row?.offer_uuid ?? null;
 }
 
 /** Records a service's survey; a second one for the service violates its unique key. */

@@ -4,8 +4,10 @@
  * the ETA, origin and destination as the offer gave them; the technician's
  * identifier and the vehicle's plate, the insurer's name and help line, the
  * distance left and the arrival as a clock time (CUS-2). The public form
- * (POST /tracking/track/public) drops what is personal: phones, documents,
- * the technician's surname, addresses and reference points, the plate.
+ * (a share link's, POST /tracking/track/public, D24) drops the technician
+ * altogether (name, phone, identifier, position, the distance left), the
+ * plate, addresses and reference points: what is left is the state, its
+ * timeline, the central, the insurer, the arrival time and the cities.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiUser, Central, Technician, type Offer } from '../../db/entities/index.js';
@@ -77,16 +79,14 @@ export async function followUp(em: EntityManager, offer: Offer, opts: { public: 
     // a move within a state (D20's change of technician) is no step of the customer's timeline
     timeline: timeline.filter((t) => t.from_state !== t.to_state).map((t) => ({ estado: t.to_state, fecha: new Date(t.at).toISOString() })),
     tecnico:
-      technician && (ACTIVE_STATES.includes(offer.state) || offer.state === 'FINALIZADA')
-        ? opts.public
-          ? { nombre: names.split(/\s+/)[0] ?? '', identificador: technician.identifier ?? null }
-          : { nombre: names, telefono: technician.phone ?? null, identificador: technician.identifier ?? null }
+      technician && !opts.public && (ACTIVE_STATES.includes(offer.state) || offer.state === 'FINALIZADA')
+        ? { nombre: names, telefono: technician.phone ?? null, identificador: technician.identifier ?? null }
         : null,
     central: central ? { nombre: central.name } : null,
-    posicionTecnico: position,
+    posicionTecnico: opts.public ? null : position,
     etaMinutos: llegada && ACTIVE_STATES.includes(offer.state) ? minutesUntil(llegada) : null,
     llegada: ACTIVE_STATES.includes(offer.state) ? llegada : null,
-    distanciaMetros: position ? Math.round(distanceMetres({ lat: position.latitud, lng: position.longitud }, origin)) : null,
+    distanciaMetros: position && !opts.public ? Math.round(distanceMetres({ lat: position.latitud, lng: position.longitud }, origin)) : null,
     ...(opts.public ? {} : { placa: offer.placa ?? null }),
     aseguradora: { nombre: generator?.businessName ?? '', lineaAyuda: generator?.helpLine ?? null },
     origen: place({

@@ -1,10 +1,8 @@
 import type { Config } from '../../../config/index.js';
 
 /** Where the customer page is reached: PUBLIC_ORIGIN (D16, D24), else the contract's default `http://127.0.0.1:<PORT>`. */
-export function publicOrigin(cfg: Pick<Config, 'port'>): string {
-  // PUBLIC_ORIGIN is declared with the sockets' Origin check (D24, another branch); until then, its default.
-  const declared = (cfg as { publicOrigin?: string | null }).publicOrigin;
-  let origin = declared ?? `http://127.0.0.1:${cfg.port}`;
+export function publicOrigin(cfg: Pick<Config, 'port' | 'publicOrigin'>): string {
+  let origin = cfg.publicOrigin ?? `http://127.0.0.1:${cfg.port}`;
   while (origin.endsWith('/')) origin = origin.slice(0, -1);
   return origin;
 }

@@ -8,12 +8,12 @@
  */
 import type Koa from 'koa';
 import type { Next } from 'koa';
-import { assertChatOpen, listMessages, markRead, sendMessage, type ChatMessage } from '../../domain/chat/chat.js';
+import { assertChatOpen, listMessages, markRead, sendMessage, unreadCounts, type ChatMessage } from '../../domain/chat/chat.js';
 import { DomainError } from '../../domain/errors.js';
 import { requestTrackingCode, verifyTrackingCode } from '../../domain/tracking/codes.js';
 import { followUp, type FollowUp } from '../../domain/tracking/followUp.js';
 import { submitSurvey } from '../../domain/tracking/survey.js';
-import { resolveTrackingToken } from '../../domain/tracking/tokens.js';
+import { resolveShareToken, resolveTrackingToken, signOutTracking } from '../../domain/tracking/tokens.js';
 import type { Offer } from '../../db/entities/index.js';
 import { trackingAttempt } from '../../api/customer/attempts.js';
 import type { Runtime } from '../../domain/ports.js';
@@ -30,7 +30,9 @@ import {
   trackingPageScript,
   trackingPageSurvey,
   trackingPageVerify,
+  trackingSharedPage,
 } from '../../api/customer/page.js';
+import { sharedPage, sharedPageGone } from '../views/sharedPage.js';
 import { Answer } from '../../api/operation.js';
 import { validatorOf } from '../../api/validation.js';
 import { route, routerOf, type Route } from '../mount.js';
@@ -72,7 +74,10 @@ export function trackingPageRoutes(rt: Runtime): Route[] {
     const token = ctx.cookies.get(TRACKING_COOKIE);
     return token ? ((await resolveTrackingToken(rt.orm.em.fork(), token))?.offer ?? null) : null;
   };
-  /** The follow-up and the chat as the customer sees them; reading them marks the technician's messages read. */
+  /**
+   * The follow-up and the chat as the customer sees them; reading them marks the technician's messages read.
+   * Read-only unless there is something to mark (D24): the page refetches on every live notice.
+   */
   const view = async (offer: Offer): Promise<{ service: FollowUp; messages: ChatMessage[]; chatOpen: boolean }> => {
     const em = rt.orm.em.fork();
     const service = await followUp(em, offer, { public: false, averageSpeedKmh: rt.config.averageSpeedKmh });
@@ -82,7 +87,7 @@ export function trackingPageRoutes(rt: Runtime): Route[] {
     } catch {
       chatOpen = false;
     }
-    if (chatOpen) await markRead(rt, offer, { kind: 'cliente' });
+    if (chatOpen && (await unreadCounts(em, offer)).cliente > 0) await markRead(rt, offer, { kind: 'cliente' });
     const { messages } = offer.codigoServicio ? await listMessages(em, offer, { limit: 50 }) : { messages: [] };
     return { service, messages, chatOpen };
   };
@@ -186,8 +191,25 @@ export function trackingPageRoutes(rt: Runtime): Route[] {
     ),
     route(trackingPageLogout, async (ctx) => {
       if (!sameOrigin(ctx)) return crossSite(ctx);
+      // D24: the token itself is revoked (and its sockets closed), not only forgotten by this browser
+      const token = ctx.cookies.get(TRACKING_COOKIE);
+      if (token) await signOutTracking(rt, token);
       ctx.cookies.set(TRACKING_COOKIE, null, { path: '/' });
       return seeOther(ctx, PAGE_PATH);
+    }),
+    // D24: a share link's page; the token is a read-only capability, so it may travel in the link, kept out of Referer
+    route(trackingSharedPage, async (ctx) => {
+      const shareHeaders = { 'Referrer-Policy': 'no-referrer', 'X-Robots-Tag': 'noindex' };
+      const em = rt.orm.em.fork();
+      let service: FollowUp;
+      try {
+        const { offer } = await resolveShareToken(em, String(ctx.params.token ?? ''));
+        service = await followUp(em, offer, { public: true, averageSpeedKmh: rt.config.averageSpeedKmh });
+      } catch (err) {
+        if (err instanceof DomainError) return html(ctx, 404, sharedPageGone(), shareHeaders);
+        throw err;
+      }
+      return html(ctx, 200, sharedPage(service), shareHeaders);
     }),
     route(trackingPageScript, (ctx) => {
       ctx.type = 'application/javascript';
