@@ -14,7 +14,8 @@ export const UNAVAILABLE_RETRY_AFTER_S = 5;
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED', 'ENOTCONN']);
 /** SQLSTATE: 57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now, 53300 too many connections, 57014 canceled (a timeout) */
 const SQL_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014']);
-const NAMES = new Set(['KnexTimeoutError', 'ConnectionException', 'MaxRetriesPerRequestError']);
+/** ClusterAllFailedError: no master of a Redis Cluster answered the client's slots query (D22) */
+const NAMES = new Set(['KnexTimeoutError', 'ConnectionException', 'MaxRetriesPerRequestError', 'ClusterAllFailedError']);
 const TEXTS = [
   /Connection terminated/i,
   /timeout exceeded when trying to connect/i,
@@ -27,6 +28,11 @@ const TEXTS = [
   /Client has encountered a connection error/i,
   /Timeout acquiring a connection/i,
   /Connection ended unexpectedly/i,
+  // a Redis Cluster's client (D22): no slots known yet, no seed node answering, the cluster itself down
+  /Cluster isn't ready/i,
+  /None of startup nodes is available/i,
+  /Failed to refresh slots cache/i,
+  /^CLUSTERDOWN/,
 ];
 
 function own(err: unknown): boolean {
@@ -47,8 +53,8 @@ export function isOutage(err: unknown): boolean {
     if (!e || typeof e !== 'object' || seen.has(e)) continue;
     seen.add(e);
     if (own(e)) return true;
-    const w = e as { cause?: unknown; previous?: unknown; originalError?: unknown; errors?: unknown };
-    queue.push(w.cause, w.previous, w.originalError);
+    const w = e as { cause?: unknown; previous?: unknown; originalError?: unknown; lastNodeError?: unknown; errors?: unknown };
+    queue.push(w.cause, w.previous, w.originalError, w.lastNodeError);
     if (Array.isArray(w.errors)) queue.push(...(w.errors as unknown[]));
   }
   return false;

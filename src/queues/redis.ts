@@ -51,6 +51,7 @@ export function createRedis(target: string | RedisTarget, opts: RedisOptions = {
   const clusterOptions: ClusterOptions = {
     lazyConnect: false,
     enableReadyCheck: true,
+    clusterRetryStrategy: clusterRetryDelay,
     redisOptions: { ...nodeOptions(t.redisUrl), ...opts },
   };
   if (t.redisClusterNatMap && Object.keys(t.redisClusterNatMap).length) {
@@ -59,10 +60,44 @@ export function createRedis(target: string | RedisTarget, opts: RedisOptions = {
   // A command on a cluster that cannot serve it yet (no slots known, a failover) waits in the client's offline queue
   // unless the caller fails fast: then it is refused at once, as on one Redis.
   if (opts.enableOfflineQueue === false) clusterOptions.enableOfflineQueue = false;
-  return new Cluster(
+  return subscriberBacksOff(new Cluster(
     t.redisClusterNodes!.map(({ host, port }) => ({ host, port })),
     clusterOptions,
-  );
+  ));
+}
+
+/**
+ * FLT-3: a cluster client in subscriber mode picks another node for its subscriber connection the moment that one
+ * ends (ioredis's ClusterSubscriber, no delay): with every master away, thousands of connections a second. This puts
+ * clusterRetryDelay before each pick, reset once a subscriber connection is ready. Left as ioredis has it when its
+ * internals are not the ones known (another version): test/faults/clusterReconnect.test.ts says so.
+ */
+function subscriberBacksOff(cluster: Cluster): Cluster {
+  const sub = (cluster as unknown as { subscriber?: { onSubscriberEnd?: unknown; getInstance?: () => SingleRedis | null } }).subscriber;
+  if (!sub || typeof sub.onSubscriberEnd !== 'function' || typeof sub.getInstance !== 'function') return cluster;
+  const pick = sub.onSubscriberEnd as () => void;
+  let tries = 0;
+  let timer: NodeJS.Timeout | undefined;
+  sub.onSubscriberEnd = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      pick();
+      sub.getInstance!()?.once('ready', () => (tries = 0));
+    }, clusterRetryDelay(++tries));
+    timer.unref();
+  };
+  return cluster;
+}
+
+/**
+ * D21, D22: how long a cluster client whose masters are all away waits before its next try: 100 ms doubling up to 2 s
+ * (one Redis's client reaches its 2 s cap too). ioredis's own (100 ms + 2 ms a try) kept a cluster client under
+ * traffic reconnecting about twenty times a second for as long as the masters were away (~1 a second with this).
+ * Reset once the client is ready again, so recovery stays within the cap. (A cluster client in subscriber mode
+ * reconnects its subscriber connection in a loop of its own, with no delay at all: FLT-3.)
+ */
+export function clusterRetryDelay(times: number): number {
+  return Math.min(100 * 2 ** Math.min(Math.max(times - 1, 0), 10), 2000);
 }
 
 /** Another connection to where `redis` goes, with `opts` over its own (a subscriber, a blocking worker). */
@@ -70,7 +105,7 @@ export function duplicateRedis(redis: Redis, opts: RedisOptions = {}): Redis {
   if (redis instanceof Cluster) {
     // The cluster-level offline queue follows the copy's wish too (a subscriber waits for Redis; its source may fail fast).
     const offline = opts.enableOfflineQueue === undefined ? {} : { enableOfflineQueue: opts.enableOfflineQueue };
-    return redis.duplicate([], { ...offline, redisOptions: { ...redis.options.redisOptions, ...opts } });
+    return subscriberBacksOff(redis.duplicate([], { ...offline, redisOptions: { ...redis.options.redisOptions, ...opts } }));
   }
   return redis.duplicate(opts);
 }

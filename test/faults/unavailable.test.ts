@@ -30,6 +30,11 @@ describe('PostgreSQL or Redis away: 503 with Retry-After, never 500 (issue 30, D
       ['ioredis’ command timeout', new Error('Command timed out')],
       ['ioredis’ retries', Object.assign(new Error('Reached the max retries per request limit (which is 1).'), { name: 'MaxRetriesPerRequestError' })],
       ['a closed connection', new Error('Connection is closed.')],
+      // a Redis Cluster's client (D22): its masters cut away (the cluster fault test, outageCluster.test.ts)
+      ['a cluster client that cannot refresh its slots', Object.assign(new Error('Failed to refresh slots cache.'), { name: 'ClusterAllFailedError' })],
+      ['a cluster client without its connections', new Error("Cluster isn't ready and enableOfflineQueue options is false")],
+      ['a cluster client whose seed nodes refuse', new Error('None of startup nodes is available')],
+      ['a cluster down', new Error('CLUSTERDOWN The cluster is down')],
     ];
     for (const [name, err] of outages) {
       it(`${name} is an outage`, () => expect(isOutage(err)).to.equal(true));
