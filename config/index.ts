@@ -27,7 +27,7 @@ const DEV_ONLY_SECRET = 'development-only-secret-change-me';
 /**
  * Every variable, declared once: its name, the Config property it fills, its
  * type, default and bounds. The Config type is derived from this table; the
- * README's configuration table is checked against it (test/process/config.test.ts).
+ * table in docs/configuration.md is checked against it (test/process/config.test.ts).
  */
 const VARS = {
   NODE_ENV: { key: 'nodeEnv', type: 'string', default: 'development', enum: ['development', 'test', 'production'] },
@@ -219,7 +219,7 @@ export type Config = Omit<Derived, 'outboundAllowPrivate' | 'outboundAllowHosts'
 
 export type NodeEnv = Config['nodeEnv'];
 
-/** The names of every variable (the README's configuration table lists each). */
+/** The names of every variable (docs/configuration.md's table lists each). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(VARS);
 
 export class ConfigError extends Error {

@@ -76,13 +76,11 @@ describe('configuration (STYLE 12)', () => {
     expect(p.stdout()).to.equal('');
   });
 
-  it('is declared once: the README\'s configuration table names exactly the variables the loader reads', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    const section = readme.split(/^## /m).find((part) => part.startsWith('Configuration'));
-    expect(section, 'a "## Configuration" section').to.be.a('string');
-    const rows = (section as string).split('\n').filter((line) => line.startsWith('| `'));
+  it('is declared once: docs/configuration.md\'s table names exactly the variables the loader reads', () => {
+    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    const rows = doc.split('\n').filter((line) => line.startsWith('| `'));
     const named = new Set(rows.flatMap((row) => [...row.split('|')[1].matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1])));
-    expect([...CONFIG_VARIABLES].filter((name) => !named.has(name)), 'variables missing from the README').to.deep.equal([]);
-    expect([...named].filter((name) => !CONFIG_VARIABLES.includes(name)), 'README rows naming no variable').to.deep.equal([]);
+    expect([...CONFIG_VARIABLES].filter((name) => !named.has(name)), 'variables missing from docs/configuration.md').to.deep.equal([]);
+    expect([...named].filter((name) => !CONFIG_VARIABLES.includes(name)), 'docs/configuration.md rows naming no variable').to.deep.equal([]);
   });
 });
