@@ -153,6 +153,8 @@ describe('the API docs and the operators’ login in headless Chromium (issue 31
           expect(String(v), `${k}: no pattern sample, no 0`).to.not.match(/[\^$\\[\]{}]|^0$/);
         }
         expect(await seriousViolations(page, SWAGGER_UI_OWN), 'POST /oferta open, trying it out').to.equal('');
+        await textarea.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${OUT}/${size.name}-3-docs-probar-oferta.png` });
 
         // executed with the generator's credentials (Authorize → basicAuth), the API takes that body as it is
         await page.locator('.auth-wrapper button.authorize').click();
@@ -169,7 +171,8 @@ describe('the API docs and the operators’ login in headless Chromium (issue 31
         const [row] = await app.rt.orm.em.fork().execute<Array<{ uuid: string; origin_lat: number }>>('select uuid, origin_lat from offer where uuid = ?', [body.uuid]);
         expect(row, 'the offer made from the docs').to.not.equal(undefined);
         expect(await seriousViolations(page, SWAGGER_UI_OWN), 'POST /oferta executed').to.equal('');
-        await op.screenshot({ path: `${OUT}/${size.name}-3-docs-oferta-probada.png` });
+        await status.scrollIntoViewIfNeeded();
+        await page.screenshot({ path: `${OUT}/${size.name}-3b-docs-oferta-ejecutada.png` });
         expect(outside, 'nothing leaves the origin').to.deep.equal([]);
         expect(errors).to.deep.equal([]);
       } finally {

@@ -43,7 +43,8 @@ const INIT_JS = `window.ui = SwaggerUIBundle({
  * finds below WCAG's 4.5:1 with the same hue, darker: the method badges (white on light green, blue, orange: 2:1 to
  * 2.3:1), the version badges, the document's link, the Authorize, Execute and Cancel buttons, the
  * schemas' "Expand all", where a parameter goes, the response's Download. The curl command wraps and grows instead
- * of scrolling (a scrolling region a keyboard cannot reach: axe "scrollable-region-focusable"). The server picker
+ * of scrolling (a scrolling region a keyboard cannot reach: axe "scrollable-region-focusable"). The responses' "Links"
+ * column is hidden (the document declares no links; on a phone it pushed the table past the screen). The server picker
  * is hidden: the document has one server (`/`), nothing to pick, and Swagger UI's select has no name (axe
  * "select-name"). Dark mode (Swagger UI’s own `html.dark-mode` rules, more specific) is left as it is.
  */
@@ -64,6 +65,7 @@ const DOCS_CSS = `.swagger-ui .opblock.opblock-post .opblock-summary-method { ba
 .swagger-ui .download-contents { background: #5b6270; }
 .swagger-ui .curl, .swagger-ui .curl code { white-space: pre-wrap !important; overflow-wrap: anywhere; }
 .swagger-ui .responses-inner .curl { max-height: none; overflow: visible !important; }
+.swagger-ui .response-col_links { display: none; }
 .swagger-ui .servers-title, .swagger-ui .servers { display: none; }
 `;
 
