@@ -65,4 +65,29 @@ describe('Procfile and docker-compose.yml', () => {
     expect(service('redis')).to.include('"--requirepass", "${REDIS_PASSWORD:?');
     expect(service('migrate')).to.include('redis://:${REDIS_PASSWORD').and.include('postgres://postgres:${POSTGRES_PASSWORD');
   });
+  it('gives the roles an environment production accepts: every variable production requires is asked for (D24)', () => {
+    const block = service('migrate').split('environment: &appenv')[1].split('depends_on:')[0];
+    const sample: Record<string, string> = {
+      POSTGRES_PASSWORD: 'pw0123456789',
+      REDIS_PASSWORD: 'pw0123456789',
+      JWT_SECRET: 'j'.repeat(40),
+      INTEGRITY_SECRET: 'i'.repeat(40),
+      PUBLIC_ORIGIN: 'https://seguimiento.example.com',
+      SMS_PROVIDER: 'http',
+      SMS_HTTP_URL: 'https://sms.example.com/send',
+    };
+    const env: Record<string, string> = {};
+    const asked: string[] = [];
+    for (const line of block.split('\n')) {
+      const m = /^\s+([A-Z_]+): (.*)$/.exec(line);
+      if (!m) continue;
+      env[m[1]] = m[2].replace(/\$\{([A-Z_]+)(:\?[^}]*|:-)\}/g, (_all, name: string, how: string) => {
+        if (how.startsWith(':?')) asked.push(name);
+        return sample[name] ?? '';
+      });
+    }
+    expect(asked).to.include.members(['JWT_SECRET', 'INTEGRITY_SECRET', 'PUBLIC_ORIGIN', 'SMS_PROVIDER']);
+    expect(env.NODE_ENV).to.equal('production');
+    expect(() => loadConfig(env)).to.not.throw();
+  });
 });
