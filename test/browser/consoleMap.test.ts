@@ -165,7 +165,7 @@ describe('the operator console’s work queue and live map in headless Chromium 
       await page.locator('#tabla-ofertas [data-cierre]', { hasText: /^\d+:\d\d$/ }).first().waitFor();
       expect(await page.locator('#tabla-tecnicos').textContent()).to.include('Ana Libre').and.include('libre').and.include('no disponible').and.include('ocupado con un servicio');
       expect(await page.locator('#tabla-servicios').textContent()).to.include('SV-MAPA01').and.include('En camino').and.match(/\d,?\d* km/);
-      expect(await page.locator('#mapa-resumen').textContent()).to.include('4 técnicos (2 libres, 1 ocupados, 1 no disponibles)').and.include('2 ofertas abiertas');
+      expect(await page.locator('#mapa-resumen').textContent()).to.include('4 técnicos (2 libres, 1 ocupado, 1 no disponible)').and.include('2 ofertas abiertas');
       await page.screenshot({ path: `${OUT}/${size.name}-consola.png`, fullPage: true });
       await page.locator('#mapa-vivo').screenshot({ path: `${OUT}/${size.name}-mapa.png` });
       expect(await seriousViolations(page)).to.deep.equal([]);

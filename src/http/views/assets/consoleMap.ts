@@ -80,7 +80,8 @@ export function summary(d: LiveMap): string {
   const busy = d.tecnicos.filter((t) => t.estado === 'ocupado').length;
   const off = d.tecnicos.length - free - busy;
   const onWay = d.servicios.filter((s) => s.estado === 'EN_CAMINO').length;
-  return `${d.tecnicos.length} técnicos (${free} libres, ${busy} ocupados${off ? `, ${off} no disponibles` : ''}), ${d.ofertas.length} ofertas abiertas, ${onWay} servicios en camino y ${d.servicios.length - onWay} asignados sin salir.`;
+  const n = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  return `${n(d.tecnicos.length, 'técnico', 'técnicos')} (${n(free, 'libre', 'libres')}, ${n(busy, 'ocupado', 'ocupados')}${off ? `, ${n(off, 'no disponible', 'no disponibles')}` : ''}), ${n(d.ofertas.length, 'oferta abierta', 'ofertas abiertas')}, ${n(onWay, 'servicio en camino', 'servicios en camino')} y ${n(d.servicios.length - onWay, 'asignado sin salir', 'asignados sin salir')}.`;
 }
 
 /** The SVG drawing: technicians, open offers (their countdown beside), services' routes and destinations. */
