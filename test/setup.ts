@@ -33,6 +33,9 @@ process.env.NOTIFICATION_BACKOFF_MS ??= '100';
 process.env.SWEEP_INTERVAL_MS ??= '0';
 // Every test file logs in from 127.0.0.1 on the same Redis prefix: the login limit's own tests set it back to 5.
 process.env.LOGIN_RATE_LIMIT ??= '1000';
+// Likewise failed operator logins per account ('ops' is every suite's operator; the fuzz tries wrong passwords on it):
+// the limit's own tests (test/auth/loginAccount.test.ts) set it low on a prefix of their own.
+process.env.LOGIN_ACCOUNT_LIMIT ??= '100000';
 // Likewise every failed Basic or key authentication counts against 127.0.0.1 and a few shared wrong usernames
 // and keys, over the whole run: the limit's own tests set both low.
 process.env.AUTH_FAIL_LIMIT_IP ??= '100000';
