@@ -50,23 +50,19 @@ export const nullable = (s: JSONSchema): JSONSchema => ({ anyOf: [s, { type: 'nu
 export const pageTooDeep = (maxPage: number, maxRows: number) =>
   `LA PÁGINA NO PUEDE SER MAYOR QUE ${maxPage} (${maxRows} REGISTROS COMO MÁXIMO); ACOTE LA CONSULTA CON SUS FILTROS`;
 
+/** A success in the controller envelope: `{status: true, msg, data: <data>}`. */
+export const succeeded = (data: JSONSchema): JSONSchema =>
+  ({ type: 'object', required: ['status', 'msg', 'data'], properties: { status: { const: true }, msg, data } }) as JSONSchema;
+
 /** A page of a list in the controller envelope: `{status: true, msg, data: {page, pageSize, total, <key>: [items]}}`. */
 export const page = (key: string, items: { name: string }): JSONSchema =>
-  ({
+  succeeded({
     type: 'object',
-    required: ['status', 'msg', 'data'],
+    required: ['page', 'pageSize', 'total', key],
     properties: {
-      status: { const: true },
-      msg,
-      data: {
-        type: 'object',
-        required: ['page', 'pageSize', 'total', key],
-        properties: {
-          page: { type: 'integer' },
-          pageSize: { type: 'integer' },
-          total: { type: 'integer' },
-          [key]: { type: 'array', items: { $ref: `#/components/schemas/${items.name}` } },
-        },
-      },
+      page: { type: 'integer' },
+      pageSize: { type: 'integer' },
+      total: { type: 'integer' },
+      [key]: { type: 'array', items: { $ref: `#/components/schemas/${items.name}` } },
     },
-  }) as JSONSchema;
+  } as JSONSchema);

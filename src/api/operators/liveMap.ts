@@ -10,7 +10,7 @@ import type { JSONSchema } from 'json-schema-to-ts';
 import { signOperatorToken } from '../../auth/jwt.js';
 import { liveMap as readLiveMap } from '../../domain/console/liveMap.js';
 import { str } from '../document/components.js';
-import { msg, nullable } from '../document/responses.js';
+import { nullable, succeeded } from '../document/responses.js';
 import { API, operation } from '../operation.js';
 
 export const LIVE_MAP_MESSAGES = { ok: 'MAPA EN VIVO', token: 'TOKEN DEL SOCKET DE OPERADOR' } as const;
@@ -88,24 +88,16 @@ export const operatorLiveMap = operation({
   responses: {
     200: {
       description: 'The map’s data',
-      schema: {
+      schema: succeeded({
         type: 'object',
-        required: ['status', 'msg', 'data'],
+        required: ['generadoEn', 'tecnicos', 'ofertas', 'servicios'],
         properties: {
-          status: { const: true },
-          msg,
-          data: {
-            type: 'object',
-            required: ['generadoEn', 'tecnicos', 'ofertas', 'servicios'],
-            properties: {
-              generadoEn: date('when this was read'),
-              tecnicos: { type: 'array', items: TECHNICIAN },
-              ofertas: { type: 'array', items: OFFER },
-              servicios: { type: 'array', items: SERVICE },
-            },
-          },
+          generadoEn: date('when this was read'),
+          tecnicos: { type: 'array', items: TECHNICIAN },
+          ofertas: { type: 'array', items: OFFER },
+          servicios: { type: 'array', items: SERVICE },
         },
-      },
+      } as JSONSchema),
     },
   },
   handle: async (rt) => ({ status: true, msg: LIVE_MAP_MESSAGES.ok, data: await readLiveMap(rt.orm.em.fork()) }),
@@ -122,15 +114,7 @@ export const operatorSocketToken = operation({
   responses: {
     200: {
       description: `A JWT good for ${SOCKET_TOKEN_TTL_S} seconds`,
-      schema: {
-        type: 'object',
-        required: ['status', 'msg', 'data'],
-        properties: {
-          status: { const: true },
-          msg,
-          data: { type: 'object', required: ['token', 'expiresInS'], properties: { token: str(4096, { description: 'the JWT' }), expiresInS: { type: 'integer', description: 'seconds it is good for' } } },
-        },
-      },
+      schema: succeeded({ type: 'object', required: ['token', 'expiresInS'], properties: { token: str(4096, { description: 'the JWT' }), expiresInS: { type: 'integer', description: 'seconds it is good for' } } } as JSONSchema),
     },
   },
   handle: async (rt, caller) => {
