@@ -35,6 +35,9 @@ if (dialog) {
     });
   });
   dialog.addEventListener('close', () => {
+    // A close event is dispatched a task later: one from a cancelled dialog may arrive after the next "Reenviar" has
+    // opened it again; it must not take that form away.
+    if (dialog.open) return;
     const form = pending;
     pending = null;
     if (!form || dialog.returnValue !== 'reenviar') return;
