@@ -20,7 +20,7 @@ const cfg = configOrExit();
 const log = logger();
 holdStopSignals(log, cfg.shutdownTimeoutMs, keptStopSignals);
 warnUnsafeDefaults(cfg, { demo: false });
-const rt = await createRuntime(cfg, { log });
+const rt = await createRuntime(cfg, { log, role: `worker ${cfg.workerQueues.join(',')}` });
 if (cfg.workerNice > 0) {
   try {
     setPriority(cfg.workerNice);

@@ -34,11 +34,16 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
  * opening a connection and waiting for one of the pool give up after `connectMs`; a statement not answered within
  * `queryMs` fails on the client (a stalled connection; 0: no limit).
  */
-export function failFastPg(connectMs: number, queryMs: number): Partial<Options> {
+export function failFastPg(connectMs: number, queryMs: number, applicationName?: string): Partial<Options> {
   return {
     driverOptions: {
       acquireConnectionTimeout: connectMs,
-      connection: { connectionTimeoutMillis: connectMs, ...(queryMs > 0 ? { query_timeout: queryMs } : {}) },
+      connection: {
+        connectionTimeoutMillis: connectMs,
+        ...(queryMs > 0 ? { query_timeout: queryMs } : {}),
+        // pg_stat_activity names the role each connection serves (an operator's first question under load)
+        ...(applicationName ? { application_name: applicationName } : {}),
+      },
     },
   };
 }

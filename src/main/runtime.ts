@@ -20,10 +20,10 @@ import { CredentialCache, subscribeAuthInvalidation } from '../auth/cache.js';
 
 export type { Runtime };
 
-export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Logger } = {}): Promise<Runtime> {
+export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Logger; role?: string } = {}): Promise<Runtime> {
   const log = opts.log ?? logger();
   // D21: bounded waits for PostgreSQL and Redis (a 503 instead of a hang, src/outage.ts).
-  const orm = await createOrm(cfg.databaseUrl, failFastPg(cfg.dbConnectTimeoutMs, cfg.dbQueryTimeoutMs));
+  const orm = await createOrm(cfg.databaseUrl, failFastPg(cfg.dbConnectTimeoutMs, cfg.dbQueryTimeoutMs, opts.role ? `broker ${opts.role}` : undefined));
   // Fail fast: a command while Redis is away is refused at once (no offline queue) or after
   // REDIS_COMMAND_TIMEOUT_MS, so a request whose change is committed is answered and one that needs Redis
   // answers 503 (the reconcile repairs a lost enqueue). Workers and the real-time subscriber have

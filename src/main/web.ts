@@ -12,7 +12,7 @@ const cfg = configOrExit();
 const log = logger();
 holdStopSignals(log, cfg.shutdownTimeoutMs, keptStopSignals);
 warnUnsafeDefaults(cfg, { demo: false });
-const rt = await createRuntime(cfg, { log });
+const rt = await createRuntime(cfg, { log, role: 'web' });
 const http = await startHttpServer(rt);
 rt.log.info({ port: http.port }, 'api listening');
 const stopMetrics = publishMetrics(rt.redis, cfg.queuePrefix, 'api');
