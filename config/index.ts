@@ -86,6 +86,11 @@ const VARS = {
   POSITION_MAX_AGE_S: { key: 'positionMaxAgeS', type: 'integer', default: 600, minimum: 0 },
   /** how many technicians (nearest first) one offer is pushed to */
   DISTRIBUTION_CAP: { key: 'distributionCap', type: 'integer', default: 50, minimum: 1 },
+  /**
+   * issue 32: an offer with less of its window left than this (ms; at most a tenth of the window) is no longer
+   * distributed: nobody could answer it in time, and its distribution would hold the row its closing needs
+   */
+  DISTRIBUTION_CUTOFF_MS: { key: 'distributionCutoffMs', type: 'integer', default: 1000, minimum: 0 },
   /** fixed identity of the service operator in the acceptance notification (spec 6.1) */
   GESTOR_ID: { key: 'gestorId', type: 'string', default: 'BROKER' },
   GESTOR_DNI: { key: 'gestorDni', type: 'string', default: '900000000' },

@@ -34,6 +34,12 @@ export const selectionLateness = new Histogram({
   registers: [registry],
 });
 
+export const distributionsTooLate = new Counter({
+  name: 'broker_offer_distributions_too_late_total',
+  help: 'Offers not distributed because less than DISTRIBUTION_CUTOFF_MS of their window was left when their turn came (a distribution backlog; DIST-1)',
+  registers: [registry],
+});
+
 export const webhookDeliveries = new Counter({
   name: 'broker_webhook_deliveries_total',
   help: 'Outgoing webhook attempts by kind and outcome (ok: a 2xx; failed: another status or no answer)',

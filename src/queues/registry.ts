@@ -69,7 +69,8 @@ const RETRIED = { attempts: 5, backoff: { type: 'exponential', delay: 200 } } as
 /** Every job's options, by queue and name. */
 const JOB_OPTIONS: OptionsTable = {
   'offer-distribution': {
-    distribute: ({ offerUuid }) => ({ jobId: jobId('distribute', offerUuid) }),
+    /** LIFO: under a backlog the newest offers, with the most window left, go first (DIST-1, issue 32) */
+    distribute: ({ offerUuid }) => ({ jobId: jobId('distribute', offerUuid), lifo: true }),
   },
   'offer-evaluation': {
     evaluate: ({ offerUuid }) => ({ ...RETRIED, jobId: jobId('evaluate', offerUuid) }),

@@ -281,19 +281,21 @@ export interface DistributionSeen {
   technicians: string;
   unclaimed: boolean;
   pending: boolean;
+  /** less than the cutoff of its window left (or none): no longer distributed (issue 32) */
+  late: boolean;
 }
 
 const SEEN = prepared(`select o.state, o.distributed_at is not null as recorded, c.centrals, c.technicians, c.unclaimed,
+            o.deadline_at <= now() + $2 * interval '1 millisecond' as late,
             exists (select 1 from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'offer-push' and d.state = 'pending') as pending
        from offer o cross join (${RECIPIENT_COUNTS}) c where o.uuid = $1`);
 
-/** An offer's state, whether a distribution recorded it, its recipients' counts, and whether any recipient or push is still untold. */
-export async function distributionSeen(em: EntityManager, offerUuid: string): Promise<DistributionSeen | null> {
-  const [seen] = await sql<DistributionSeen>(
-    em,
-    SEEN,
-    [offerUuid],
-  );
+/**
+ * An offer's state, whether a distribution recorded it, its recipients' counts, whether any recipient or push is
+ * still untold, and whether less than `cutoffMs` of its window is left.
+ */
+export async function distributionSeen(em: EntityManager, offerUuid: string, cutoffMs: number): Promise<DistributionSeen | null> {
+  const [seen] = await sql<DistributionSeen>(em, SEEN, [offerUuid, cutoffMs]);
   return seen ?? null;
 }
 
@@ -325,6 +327,8 @@ export type DistributionBatchOffer = DistributedOfferFields & {
   distributedAt: Date | null;
   /** the job's own offer */
   own: boolean;
+  /** less than the cutoff of its window left: not distributed (only the own offer can be; the others are not taken) */
+  late: boolean;
 };
 
 /** What distribution and its payloads read of an offer, under the entity's property names. */
@@ -337,21 +341,22 @@ const BATCH_COLUMNS = `o.uuid, o.state, o.distributed_at as "distributedAt", o.s
 
 /**
  * The job's own offer locked first (waited for), then up to `others` other open offers not recorded yet
- * whose window is still open and that nobody holds (SKIP LOCKED), oldest first: one statement.
+ * with more than the cutoff ($3 ms) of their window left and that nobody holds (SKIP LOCKED), newest first (under a
+ * backlog, the offers with the most window left are the ones still worth sending, DIST-1): one statement.
  */
 const LOCK_BATCH = prepared(`with own as (
-       select ${BATCH_COLUMNS}, true as own from offer o where o.uuid = $1 for update
+       select ${BATCH_COLUMNS}, true as own, o.deadline_at <= now() + $3 * interval '1 millisecond' as late from offer o where o.uuid = $1 for update
      ), others as (
-       select ${BATCH_COLUMNS}, false as own from offer o
-        where o.state = 'ABIERTA' and o.distributed_at is null and o.deadline_at > now() and o.uuid <> $1
-        order by o.created_at limit $2 for update skip locked
+       select ${BATCH_COLUMNS}, false as own, false as late from offer o
+        where o.state = 'ABIERTA' and o.distributed_at is null and o.deadline_at > now() + $3 * interval '1 millisecond' and o.uuid <> $1
+        order by o.created_at desc limit $2 for update skip locked
      )
      select * from own union all select * from others`);
 
-/** Locks a distribution batch in the caller's transaction: the own offer first, then up to `others` more. */
-export async function lockDistributionBatch(em: EntityManager, offerUuid: string, others: number): Promise<DistributionBatchOffer[]> {
+/** Locks a distribution batch in the caller's transaction: the own offer first, then up to `others` more with more than `cutoffMs` of their window left. */
+export async function lockDistributionBatch(em: EntityManager, offerUuid: string, others: number, cutoffMs: number): Promise<DistributionBatchOffer[]> {
   // the outer query reads `own` before `others`: the own row is locked first, then the others
-  const rows = await sql<Omit<DistributionBatchOffer, 'serviceType'> & { serviceTypeId: number }>(em, LOCK_BATCH, [offerUuid, others]);
+  const rows = await sql<Omit<DistributionBatchOffer, 'serviceType'> & { serviceTypeId: number }>(em, LOCK_BATCH, [offerUuid, others, cutoffMs]);
   return rows.map(({ serviceTypeId, ...o }) => ({
     ...o,
     serviceType: { id: serviceTypeId },

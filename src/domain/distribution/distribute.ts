@@ -26,6 +26,7 @@ import { profileEndpoint, recordAttempts, sendDelivery, type SendConfig } from '
 import { afterCommit } from '../offers/lifecycle/announce.js';
 import { operatorStatesMessage } from '../offers/lifecycle/events.js';
 import { findCandidatesMany } from './candidates.js';
+import { distributionsTooLate } from '../../metrics/metrics.js';
 import { km, offerFields, offerPushBody } from './payload.js';
 
 /** the most offers one distribution records in one transaction: its own and others not yet recorded */
@@ -47,7 +48,7 @@ type Counts = { centrals: number; technicians: number };
 /**
  * Distributes an ABIERTA offer and, in the same transaction, up to
  * DISTRIBUTE_BATCH - 1 other open offers whose recipients nobody has recorded
- * yet and nobody holds (FOR UPDATE SKIP LOCKED, oldest first): one
+ * yet and nobody holds (FOR UPDATE SKIP LOCKED, newest first, DIST-1): one
  * candidates statement, one of centrals, one of pushes and one of recipients
  * for all of them, then one claim of their technicians, one bus pipeline and
  * one claim of their pushes; then the other offers' jobs are withdrawn (one
@@ -56,20 +57,23 @@ type Counts = { centrals: number; technicians: number };
  */
 export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<DistributionOutcome | null> {
   const em = rt.orm.em.fork();
-  const seen = await distributionSeen(em, offerUuid);
+  const cutoffMs = distributionCutoffMs(rt.config);
+  const seen = await distributionSeen(em, offerUuid, cutoffMs);
   if (!seen || seen.state !== 'ABIERTA') {
     rt.log.info({ offerUuid }, 'distribution skipped: offer gone or no longer open');
     return null;
   }
+  if (seen.late) return tooLate(rt, offerUuid);
   if (seen.recorded && !seen.unclaimed && !seen.pending) {
     // recorded and sent by an earlier run or another offer's batch: nothing left
     return { centrals: Number(seen.centrals), technicians: Number(seen.technicians), published: 0, pushed: 0, pushFailed: 0 };
   }
   const locked = await em.transactional(async (tem) => {
     // the own offer locked first (waited for), then up to DISTRIBUTE_BATCH - 1 others nobody holds (SKIP LOCKED)
-    const batch = await lockDistributionBatch(tem, offerUuid, DISTRIBUTE_BATCH - 1);
+    const batch = await lockDistributionBatch(tem, offerUuid, DISTRIBUTE_BATCH - 1, cutoffMs);
     const own = batch.find((o) => o.own);
     if (!own || own.state !== 'ABIERTA') return null;
+    if (own.late) return 'late' as const;
     const others = batch.filter((o) => !o.own);
     const toRecord = own.distributedAt ? others : [own, ...others];
     const counts = await recordRecipients(tem, rt.config, toRecord);
@@ -80,6 +84,7 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     rt.log.info({ offerUuid }, 'distribution skipped: offer gone or no longer open');
     return null;
   }
+  if (locked === 'late') return tooLate(rt, offerUuid);
   const { offers, counts } = locked;
   // D23: the operators' console hears of the batch's offers in the same pipeline as the technicians' offer.new
   const opened = operatorStatesMessage(offers.map((o) => ({ uuid: o.uuid, estado: 'ABIERTA', anterior: null })), new Date().toISOString());
@@ -104,6 +109,25 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     if (offer.uuid === offerUuid) mine = outcome;
   }
   return mine;
+}
+
+/**
+ * DIST-1 (issue 32): how much of its window an offer must still have to be distributed: DISTRIBUTION_CUTOFF_MS, at
+ * most a tenth of the window (a short window, as in tests, keeps most of itself).
+ */
+export function distributionCutoffMs(cfg: Pick<DistributionConfig, 'distributionCutoffMs' | 'offerResponseWindowMs'>): number {
+  return Math.min(cfg.distributionCutoffMs, Math.floor(cfg.offerResponseWindowMs / 10));
+}
+
+/**
+ * An offer whose window ends within the cutoff is not distributed: no technician could answer it in time, and its
+ * distribution would hold the row its closing is about to lock. Under a backlog the newest offers go first (their
+ * jobs are LIFO), so the oldest reach this point and cost one read each: a backlog never outlives a window.
+ */
+function tooLate(rt: Runtime, offerUuid: string): null {
+  distributionsTooLate.inc();
+  rt.log.info({ offerUuid }, 'distribution skipped: too little of its window left (a distribution backlog)');
+  return null;
 }
 
 /** An offer of a distribution batch, as its locking statement reads it (plain columns, no entity to flush). */
