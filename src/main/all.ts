@@ -18,7 +18,7 @@ import { ensureDatabase, migrate } from '../db/database.js';
 import { logger } from '../logger.js';
 import { loadDemoIfEmpty } from '../provisioning/demo.js';
 import { printLinks, warnUnsafeDefaults } from './banner.js';
-import { QUEUE_NAMES, type QueueName } from '../queues/registry.js';
+import { QUEUE_NAMES, TIME_CRITICAL_QUEUES } from '../queues/registry.js';
 import { configOrExit, createRuntime } from './runtime.js';
 import { supervise } from './supervisor.js';
 
@@ -37,8 +37,6 @@ try {
 }
 printLinks(cfg, { demo: cfg.nodeEnv !== 'production' });
 
-/** Work that keeps the 30-second promise: the selection at the deadline and the acceptance notification. */
-const TIME_CRITICAL_QUEUES: readonly QueueName[] = ['offer-evaluation', 'webhook-dispatch'];
 const BACKGROUND_QUEUES = QUEUE_NAMES.filter((q) => !TIME_CRITICAL_QUEUES.includes(q));
 /** nice of the background workers: they get what the API and the time-critical worker leave */
 const BACKGROUND_NICE = 10;

@@ -6,7 +6,9 @@
  * Payloads carry ids, never entities; processors reload the state (STYLE 4).
  */
 import type { JobsOptions } from 'bullmq';
-import { QUEUE_NAMES as CONFIG_QUEUE_NAMES, type QueueName as ConfigQueueName } from '../../config/queues.js';
+import { QUEUE_NAMES as CONFIG_QUEUE_NAMES, TIME_CRITICAL_QUEUES, type QueueName as ConfigQueueName } from '../../config/queues.js';
+
+export { TIME_CRITICAL_QUEUES };
 
 export interface JobRegistry {
   'offer-distribution': {
@@ -15,7 +17,9 @@ export interface JobRegistry {
   'offer-evaluation': {
     /** at the offer's deadline: rank the responses and select one (D2) */
     evaluate: { offerUuid: string };
-    /** OFFER_MAX_OPEN_MS after creation: SIN_RESPUESTA → EXPIRADA (D1) */
+  };
+  'offer-expiry': {
+    /** OFFER_MAX_OPEN_MS after creation: SIN_RESPUESTA → EXPIRADA (D1); background work since issue 32 (TC-2) */
     expire: { offerUuid: string };
   };
   'webhook-dispatch': {
@@ -74,6 +78,8 @@ const JOB_OPTIONS: OptionsTable = {
   },
   'offer-evaluation': {
     evaluate: ({ offerUuid }) => ({ ...RETRIED, jobId: jobId('evaluate', offerUuid) }),
+  },
+  'offer-expiry': {
     expire: ({ offerUuid }) => ({ ...RETRIED, jobId: jobId('expire', offerUuid) }),
   },
   'webhook-dispatch': {
@@ -113,6 +119,7 @@ export function jobOptions<Q extends QueueName, N extends JobName<Q>>(
 export const JOB_NAMES: { readonly [Q in QueueName]: readonly JobName<Q>[] } = {
   'offer-distribution': Object.keys(JOB_OPTIONS['offer-distribution']) as JobName<'offer-distribution'>[],
   'offer-evaluation': Object.keys(JOB_OPTIONS['offer-evaluation']) as JobName<'offer-evaluation'>[],
+  'offer-expiry': Object.keys(JOB_OPTIONS['offer-expiry']) as JobName<'offer-expiry'>[],
   'webhook-dispatch': Object.keys(JOB_OPTIONS['webhook-dispatch']) as JobName<'webhook-dispatch'>[],
   'state-notification': Object.keys(JOB_OPTIONS['state-notification']) as JobName<'state-notification'>[],
   'customer-sms': Object.keys(JOB_OPTIONS['customer-sms']) as JobName<'customer-sms'>[],

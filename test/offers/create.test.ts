@@ -63,7 +63,7 @@ describe('POST /oferta', () => {
       const uuid = offer!.uuid;
       const distribute = await app.rt.queues.get('offer-distribution').getJob(jobId('distribute', uuid));
       const evaluate = await app.rt.queues.get('offer-evaluation').getJob(jobId('evaluate', uuid));
-      const expire = await app.rt.queues.get('offer-evaluation').getJob(jobId('expire', uuid));
+      const expire = await app.rt.queues.get('offer-expiry').getJob(jobId('expire', uuid));
       expect(distribute?.data).to.deep.equal({ offerUuid: uuid });
       // due at the deadline: the delay counts from the enqueue, a few ms after the offer's creation
       expect(evaluate!.timestamp + evaluate!.opts.delay!).to.be.closeTo(offer!.deadlineAt!.getTime(), 20);

@@ -97,7 +97,7 @@ describe('the default response window', () => {
       expect(job?.opts.delay).to.be.within(29000, 30000);
       expect(job!.timestamp + job!.opts.delay!).to.be.closeTo(offer!.deadlineAt!.getTime(), 20);
       await job!.remove();
-      await (await app.rt.queues.get('offer-evaluation').getJob(jobId('expire', body.uuid as string)))?.remove();
+      await (await app.rt.queues.get('offer-expiry').getJob(jobId('expire', body.uuid as string)))?.remove();
     } finally {
       await app.close();
     }

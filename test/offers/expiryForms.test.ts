@@ -73,8 +73,8 @@ describe('expiring unanswered offers in batches', () => {
     const [notDue] = await unanswered(1);
     const [held] = await unanswered(1);
     await makeExpired([...big, held]);
-    const queue = app.rt.queues.get('offer-evaluation');
-    for (const offerUuid of [...big, notDue, held]) await app.rt.queues.add('offer-evaluation', 'expire', { offerUuid }, { delay: 60_000 });
+    const queue = app.rt.queues.get('offer-expiry');
+    for (const offerUuid of [...big, notDue, held]) await app.rt.queues.add('offer-expiry', 'expire', { offerUuid }, { delay: 60_000 });
 
     const holder = new pg.Client({ connectionString: app.rt.config.databaseUrl });
     await holder.connect();

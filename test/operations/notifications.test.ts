@@ -296,7 +296,7 @@ describe('state notifications (D12)', () => {
         expect(first).to.deep.include({ evaluations: 1, expirations: 1 });
         const queue = quiet.rt.queues.get('offer-evaluation');
         expect((await queue.getJob(jobId('evaluate', open.uuid)))?.data).to.deep.equal({ offerUuid: open.uuid });
-        expect((await queue.getJob(jobId('expire', unanswered.uuid)))?.data).to.deep.equal({ offerUuid: unanswered.uuid });
+        expect((await quiet.rt.queues.get('offer-expiry').getJob(jobId('expire', unanswered.uuid)))?.data).to.deep.equal({ offerUuid: unanswered.uuid });
         expect(await sweepOutbox(quiet.rt)).to.deep.include({ evaluations: 0, expirations: 0 });
       } finally {
         await quiet.close();

@@ -74,7 +74,7 @@ describe('closing windows in batches (issue 12.3)', () => {
       expect(offer.state).to.equal('SIN_RESPUESTA');
       expect((await fork().find(WebhookDelivery, { offer: uuid })).map((d) => d.kind)).to.deep.equal(['state']);
       // its expiry, due OFFER_MAX_OPEN_MS after creation, is enqueued now that the window closed unanswered
-      const expire = await app.rt.queues.get('offer-evaluation').getJob(jobId('expire', uuid));
+      const expire = await app.rt.queues.get('offer-expiry').getJob(jobId('expire', uuid));
       expect(expire?.data).to.deep.equal({ offerUuid: uuid });
       expect(expire!.timestamp + expire!.opts.delay!).to.be.closeTo(offer.expiresAt!.getTime(), 2000);
     }

@@ -38,10 +38,10 @@ describe('configuration (STYLE 12)', () => {
   });
 
   it('reads WORKER_QUEUES into queue names (every queue when unset) and refuses an unknown one; WORKER_NICE is 0–19', () => {
-    expect(loadConfig({}).workerQueues).to.deep.equal(['offer-distribution', 'offer-evaluation', 'webhook-dispatch', 'state-notification', 'customer-sms']);
+    expect(loadConfig({}).workerQueues).to.deep.equal(['offer-distribution', 'offer-evaluation', 'offer-expiry', 'webhook-dispatch', 'state-notification', 'customer-sms']);
     expect(loadConfig({ WORKER_QUEUES: ' offer-evaluation, webhook-dispatch,offer-evaluation ' }).workerQueues).to.deep.equal(['offer-evaluation', 'webhook-dispatch']);
     expect(problems({ WORKER_QUEUES: 'offer-evaluation,offers' })).to.deep.equal([
-      'WORKER_QUEUES names unknown queues: offers (known: offer-distribution, offer-evaluation, webhook-dispatch, state-notification, customer-sms)',
+      'WORKER_QUEUES names unknown queues: offers (known: offer-distribution, offer-evaluation, offer-expiry, webhook-dispatch, state-notification, customer-sms)',
     ]);
     expect(loadConfig({}).workerNice).to.equal(0);
     expect(problems({ WORKER_NICE: '20' })).to.have.length(1);

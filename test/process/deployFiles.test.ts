@@ -52,7 +52,7 @@ describe('Procfile and docker-compose.yml', () => {
     expect(queuesOf('worker')).to.deep.equal(['offer-evaluation', 'webhook-dispatch']);
     expect([...queuesOf('worker'), ...queuesOf('worker-background')].sort()).to.deep.equal([...QUEUE_NAMES].sort());
     expect(service('worker-background')).to.include('WORKER_NICE: "10"');
-    expect(loadConfig({ WORKER_QUEUES: queuesOf('worker-background').join(',') }).workerQueues).to.have.length(3);
+    expect(loadConfig({ WORKER_QUEUES: queuesOf('worker-background').join(',') }).workerQueues).to.have.length(4);
   });
 
   it('publishes PostgreSQL and Redis on 127.0.0.1 only, each with a password', () => {

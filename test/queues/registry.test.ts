@@ -22,12 +22,13 @@ describe('job registry: one home for every job option', () => {
   });
   after(async () => {
     await app.rt.queues.get('offer-evaluation').obliterate({ force: true });
+    await app.rt.queues.get('offer-expiry').obliterate({ force: true });
     await app.rt.queues.get('offer-distribution').obliterate({ force: true });
     await app.close();
   });
 
   const job = async (name: 'evaluate' | 'expire', uuid: string): Promise<Job> => {
-    const found = await app.rt.queues.get('offer-evaluation').getJob(jobId(name, uuid));
+    const found = await app.rt.queues.get(name === 'evaluate' ? 'offer-evaluation' : 'offer-expiry').getJob(jobId(name, uuid));
     expect(found, `${name} job of ${uuid}`).to.not.equal(undefined);
     return found as Job;
   };
@@ -65,7 +66,7 @@ describe('job registry: one home for every job option', () => {
 
   it('options come from the table: ids from the domain id, one try for the acceptance, the configured retries for notifications', () => {
     const settings = { notificationAttempts: 7, notificationBackoffMs: 1234, smsAttempts: 3 };
-    expect(jobOptions('offer-evaluation', 'expire', { offerUuid: 'u-1' }, settings)).to.include({ jobId: 'expire-u-1', attempts: 5 });
+    expect(jobOptions('offer-expiry', 'expire', { offerUuid: 'u-1' }, settings)).to.include({ jobId: 'expire-u-1', attempts: 5 });
     expect(jobOptions('webhook-dispatch', 'deliver', { deliveryId: 'd:1' }, settings)).to.include({ jobId: 'deliver-d_1', attempts: 1 });
     expect(jobOptions('customer-sms', 'send', { smsId: 's-1' }, settings)).to.deep.include({ jobId: 'sms-s-1', attempts: 3, backoff: { type: 'exponential', delay: 1000 } });
     const notify = jobOptions('state-notification', 'notify', { deliveryId: 'd-2' }, settings);

@@ -1,4 +1,4 @@
-/** offer-evaluation: the deadline's selection and the offer's expiry (decisions D1, D2). */
+/** offer-evaluation: the deadline's selection (D2); offer-expiry: the offer's expiry (D1), background work (TC-2). */
 import { evaluateOffer, expireOffer } from '../../src/domain/offers/selection/evaluation.js';
 import type { Handlers } from './index.js';
 
@@ -6,6 +6,9 @@ export const evaluationHandlers: Handlers['offer-evaluation'] = {
   evaluate: async (rt, { offerUuid }) => {
     await evaluateOffer(rt, offerUuid);
   },
+};
+
+export const expiryHandlers: Handlers['offer-expiry'] = {
   expire: async (rt, { offerUuid }) => {
     await expireOffer(rt, offerUuid);
   },

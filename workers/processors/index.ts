@@ -8,7 +8,7 @@ import type { Runtime } from '../../src/domain/ports.js';
 import type { JobRegistry, QueueName } from '../../src/queues/registry.js';
 import { distribute } from './distribution.js';
 import * as stateNotifications from './stateNotifications.js';
-import { evaluationHandlers } from './evaluation.js';
+import { evaluationHandlers, expiryHandlers } from './evaluation.js';
 import { webhookDispatchHandlers } from './webhookDispatch.js';
 import { customerSmsHandlers } from './customerSms.js';
 
@@ -21,6 +21,7 @@ export type Handlers = {
 export const handlers: Handlers = {
   'offer-distribution': { distribute },
   'offer-evaluation': evaluationHandlers,
+  'offer-expiry': expiryHandlers,
   'webhook-dispatch': webhookDispatchHandlers,
   'state-notification': { notify: stateNotifications.notify, sweep: stateNotifications.sweep, prune: stateNotifications.prune },
   'customer-sms': customerSmsHandlers,

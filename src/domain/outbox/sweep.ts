@@ -189,9 +189,9 @@ export async function sweepOutbox(rt: Runtime, opts: SweepOptions = {}): Promise
     await sweep(rt, {
       name: name('expirations'),
       page: (em, cursor, n) => overdueExpiriesPage(em, full ? 0 : SWEEP_AFTER_MS, cursor, n),
-      queue: 'offer-evaluation',
+      queue: 'offer-expiry',
       jobIdOf: (uuid) => jobId('expire', uuid),
-      enqueue: (offerUuid, id) => rt.queues.add('offer-evaluation', 'expire', { offerUuid }, { jobId: id }),
+      enqueue: (offerUuid, id) => rt.queues.add('offer-expiry', 'expire', { offerUuid }, { jobId: id }),
       limit,
     }),
   ];

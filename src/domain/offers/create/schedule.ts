@@ -33,5 +33,5 @@ export async function scheduleManyOfferJobs(rt: Runtime, offers: ReadonlyArray<P
 
 /** An offer that went SIN_RESPUESTA: its expiry job, due at its `expiresAt`. */
 export async function scheduleExpiry(rt: Runtime, offer: Pick<Offer, 'uuid' | 'expiresAt'>, now = new Date()): Promise<void> {
-  await rt.queues.add('offer-evaluation', 'expire', { offerUuid: offer.uuid }, { delay: after(offer.expiresAt, now) });
+  await rt.queues.add('offer-expiry', 'expire', { offerUuid: offer.uuid }, { delay: after(offer.expiresAt, now) });
 }

@@ -23,8 +23,10 @@ export interface WithdrawalInput {
 export const WITHDRAWN_BEFORE_SENDING = 'not sent: the offer was withdrawn (POST /no-asignacion) first';
 
 async function removeJobs(rt: Runtime, uuid: string): Promise<void> {
-  const queue = rt.queues.get('offer-evaluation');
-  for (const id of [jobId('evaluate', uuid), jobId('expire', uuid)]) {
+  for (const [queue, id] of [
+    [rt.queues.get('offer-evaluation'), jobId('evaluate', uuid)],
+    [rt.queues.get('offer-expiry'), jobId('expire', uuid)],
+  ] as const) {
     await queue.remove(id).catch((err: unknown) => rt.log.warn({ err, uuid, jobId: id }, 'job of a withdrawn offer not removed'));
   }
 }

@@ -121,7 +121,7 @@ export async function expireOffer(rt: Runtime, uuid: string): Promise<boolean> {
   });
   const others = expired.filter((u) => u !== uuid).map((offerUuid) => ({ offerUuid }));
   if (others.length) {
-    await afterCommit(rt, "withdraw expired offers' jobs", { count: others.length }, () => rt.queues.withdraw('offer-evaluation', 'expire', others));
+    await afterCommit(rt, "withdraw expired offers' jobs", { count: others.length }, () => rt.queues.withdraw('offer-expiry', 'expire', others));
   }
   if (!expired.includes(uuid)) {
     await resumeAcceptance(rt, uuid);
