@@ -111,6 +111,12 @@ const VARS = {
   /** 6.1 sends a worker taking webhook-dispatch jobs starts itself right after its selections' commit; beyond, and 0: through the queue */
   ACCEPTANCE_SENDS_IN_FLIGHT: { key: 'acceptanceSendsInFlight', type: 'integer', default: 50, minimum: 0, maximum: 1000 },
   /** how often each worker process runs the reconcile (outbox sweeper, schedules; src/domain/outbox/reconcile.ts) (ms); 0 turns it off */
+  /**
+   * issue 32 (TC-1): a background job (distribution, expiry, notification, SMS) does not start while an open window
+   * is overdue by more than CLOSING_YIELD_LATE_MS; it waits at most CLOSING_YIELD_MAX_MS (0: never waits)
+   */
+  CLOSING_YIELD_LATE_MS: { key: 'closingYieldLateMs', type: 'integer', default: 20, minimum: 0 },
+  CLOSING_YIELD_MAX_MS: { key: 'closingYieldMaxMs', type: 'integer', default: 250, minimum: 0 },
   SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 5000, minimum: 0 },
   /** a bearer token a Prometheus scraper may use for GET /metrics (operators use their session); empty: none */
   METRICS_TOKEN: { key: 'metricsToken', type: 'string', default: '', secret: true, pattern: '^(.{16,})?$' },

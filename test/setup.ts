@@ -31,6 +31,9 @@ process.env.NOTIFICATION_BACKOFF_MS ??= '100';
 // No background sweeper: over the shared test database it would act on other suites' rows (re-enqueue
 // their jobs on this suite's queues). Tests run sweeps explicitly; a suite that tests the schedule sets it.
 process.env.SWEEP_INTERVAL_MS ??= '0';
+// TC-1's gate reads the shared test database: another suite's offer left ABIERTA past its deadline (no evaluation
+// worker there) would hold this suite's background jobs. The gate's own tests (test/queues/closingGate.test.ts) set it.
+process.env.CLOSING_YIELD_MAX_MS ??= '0';
 // Every test file logs in from 127.0.0.1 on the same Redis prefix: the login limit's own tests set it back to 5.
 process.env.LOGIN_RATE_LIMIT ??= '1000';
 // Likewise failed operator logins per account ('ops' is every suite's operator; the fuzz tries wrong passwords on it):

@@ -23,7 +23,8 @@
  * (src/main/all.ts).
  */
 import { Worker, type Job } from 'bullmq';
-import { JOB_NAMES, QUEUE_NAMES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';
+import { JOB_NAMES, QUEUE_NAMES, TIME_CRITICAL_QUEUES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';
+import { ClosingGate } from '../src/queues/closingGate.js';
 import { createRedis } from '../src/queues/redis.js';
 import { startSchedules } from '../src/queues/schedules.js';
 import { startReconcile } from '../src/domain/outbox/reconcile.js';
@@ -49,8 +50,10 @@ export interface WorkerGroup {
 export const DEFAULT_CONCURRENCY: Readonly<Record<QueueName, number>> = {
   /** bounded: a backlog drains at this many offers at once, the rest of the pool stays free */
   'offer-distribution': 4,
-  /** one at a time: each closes a batch of due windows or expires a batch of offers (see above) */
+  /** one at a time: each closes a batch of due windows (see above) */
   'offer-evaluation': 1,
+  /** one at a time likewise: each expires a batch of offers; background work since issue 32 (TC-2) */
+  'offer-expiry': 1,
   'webhook-dispatch': 50,
   /** bounded likewise (was 50): notifications (D12) are not time-critical, mostly HTTP waits */
   'state-notification': 10,
@@ -76,13 +79,18 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
   checkHandlers(handlers);
   const connection = createRedis(rt.config, { maxRetriesPerRequest: null });
   const queues = opts.queues ?? rt.config.workerQueues;
+  const background = queues.filter((q) => !TIME_CRITICAL_QUEUES.includes(q));
+  // TC-1: background jobs do not start while the closing of windows is behind (src/queues/closingGate.ts)
+  const gate = new ClosingGate(() => rt.orm.em.fork(), { lateMs: rt.config.closingYieldLateMs, maxWaitMs: rt.config.closingYieldMaxMs });
   const workers = QUEUE_NAMES.filter((q) => queues.includes(q)).map((queue) => {
     const table = handlers[queue] as Record<string, (rt: Runtime, data: unknown, job: Job) => Promise<void>>;
+    const yields = background.includes(queue);
     const worker = new Worker(
       queue,
       async (job: Job) => {
         const handler = table[job.name];
         if (!handler) throw new Error(`job ${queue}/${job.name} has no handler`);
+        if (yields) await gate.pass(queue);
         await timeJob(queue, job, () => handler(rt, job.data, job));
       },
       {
@@ -110,8 +118,9 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
   if (sends) rt.acceptanceSends = sends;
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   await startSchedules(rt);
-  // D21: what PostgreSQL says must be queued, re-created every SWEEP_INTERVAL_MS and on every reconnection to Redis
-  const reconciler = startReconcile(rt);
+  // D21: what PostgreSQL says must be queued, re-created every SWEEP_INTERVAL_MS and on every reconnection to Redis;
+  // background work (TC-3): a process that only closes windows and sends the 6.1 leaves it to the others
+  const reconciler = background.length ? startReconcile(rt) : { stop: async () => undefined };
   return {
     workers,
     async close() {

@@ -365,6 +365,16 @@ export async function lockDistributionBatch(em: EntityManager, offerUuid: string
   }));
 }
 
+/** The oldest ABIERTA window past its deadline by less than $1 ms: how far behind the closing is (ms). */
+const OLDEST_OVERDUE = prepared(`select extract(epoch from now() - min(deadline_at)) * 1000 as ms from offer
+   where state = 'ABIERTA' and deadline_at <= now() and deadline_at > now() - $1 * interval '1 millisecond'`);
+
+/** How overdue the oldest open window is (ms), ignoring those overdue by `stuckMs` or more; null when none is. */
+export async function oldestOverdueWindowMs(em: EntityManager, stuckMs: number): Promise<number | null> {
+  const [row] = await sql<{ ms: string | null }>(em, OLDEST_OVERDUE, [stuckMs]);
+  return row?.ms == null ? null : Number(row.ms);
+}
+
 // The outbox sweeper's lookups (src/domain/outbox/sweep.ts), in keyset pages (keyset.ts).
 
 const UNDISTRIBUTED = `
