@@ -349,6 +349,7 @@ const LOCK_BATCH = prepared(`with own as (
      ), others as (
        select ${BATCH_COLUMNS}, false as own, false as late from offer o
         where o.state = 'ABIERTA' and o.distributed_at is null and o.deadline_at > now() + $3 * interval '1 millisecond' and o.uuid <> $1
+          and not coalesce((select late from own), false)
         order by o.created_at desc limit $2 for update skip locked
      )
      select * from own union all select * from others`);
@@ -379,7 +380,7 @@ export async function oldestOverdueWindowMs(em: EntityManager, stuckMs: number):
 
 const UNDISTRIBUTED = `
   select o.uuid as id, o.created_at::text as k from offer o
-   where o.state = 'ABIERTA' and o.created_at < ${AGO}
+   where o.state = 'ABIERTA' and o.created_at < ${AGO} and o.deadline_at > now() + ? * interval '1 millisecond'
      and ${after('o.created_at', 'o.uuid')}
      and (
        o.distributed_at is null
@@ -399,11 +400,11 @@ const OVERDUE_EXPIRIES = `
    order by expires_at, uuid limit ?`;
 
 /**
- * ABIERTA offers `agoMs` after creation not recorded by any distribution, or whose distribution did not finish
+ * ABIERTA offers `agoMs` after creation, with more than `cutoffMs` of their window left (DIST-1), not recorded by any distribution, or whose distribution did not finish
  * sending (a technician not notified, a push still pending).
  */
-export async function undistributedPage(em: EntityManager, agoMs: number, cursor: KeysetCursor, limit: number): Promise<KeysetRow[]> {
-  return em.execute<KeysetRow[]>(UNDISTRIBUTED, [agoMs, ...pageParams(cursor, limit)]);
+export async function undistributedPage(em: EntityManager, agoMs: number, cutoffMs: number, cursor: KeysetCursor, limit: number): Promise<KeysetRow[]> {
+  return em.execute<KeysetRow[]>(UNDISTRIBUTED, [agoMs, cutoffMs, ...pageParams(cursor, limit)]);
 }
 
 /** ABIERTA offers `agoMs` past their deadline. */

@@ -63,11 +63,12 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     rt.log.info({ offerUuid }, 'distribution skipped: offer gone or no longer open');
     return null;
   }
-  if (seen.late) return tooLate(rt, offerUuid);
   if (seen.recorded && !seen.unclaimed && !seen.pending) {
     // recorded and sent by an earlier run or another offer's batch: nothing left
     return { centrals: Number(seen.centrals), technicians: Number(seen.technicians), published: 0, pushed: 0, pushFailed: 0 };
   }
+  // what is left of an earlier run is not sent that late either, but only an offer never recorded counts as one not distributed
+  if (seen.late) return tooLate(rt, offerUuid, !seen.recorded);
   const locked = await em.transactional(async (tem) => {
     // the own offer locked first (waited for), then up to DISTRIBUTE_BATCH - 1 others nobody holds (SKIP LOCKED)
     const batch = await lockDistributionBatch(tem, offerUuid, DISTRIBUTE_BATCH - 1, cutoffMs);
@@ -84,7 +85,7 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
     rt.log.info({ offerUuid }, 'distribution skipped: offer gone or no longer open');
     return null;
   }
-  if (locked === 'late') return tooLate(rt, offerUuid);
+  if (locked === 'late') return tooLate(rt, offerUuid, !seen.recorded);
   const { offers, counts } = locked;
   // D23: the operators' console hears of the batch's offers in the same pipeline as the technicians' offer.new
   const opened = operatorStatesMessage(offers.map((o) => ({ uuid: o.uuid, estado: 'ABIERTA', anterior: null })), new Date().toISOString());
@@ -124,8 +125,8 @@ export function distributionCutoffMs(cfg: Pick<DistributionConfig, 'distribution
  * distribution would hold the row its closing is about to lock. Under a backlog the newest offers go first (their
  * jobs are LIFO), so the oldest reach this point and cost one read each: a backlog never outlives a window.
  */
-function tooLate(rt: Runtime, offerUuid: string): null {
-  distributionsTooLate.inc();
+function tooLate(rt: Runtime, offerUuid: string, neverRecorded: boolean): null {
+  if (neverRecorded) distributionsTooLate.inc();
   rt.log.info({ offerUuid }, 'distribution skipped: too little of its window left (a distribution backlog)');
   return null;
 }

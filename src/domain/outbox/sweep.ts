@@ -33,6 +33,7 @@ import { overdueEvaluationsPage, overdueExpiriesPage, undistributedPage } from '
 import { jobId, type QueueName } from '../../queues/registry.js';
 import { enqueueStateNotification, notifyJobId } from '../notifications/enqueue.js';
 import { enqueueAcceptance } from '../offers/selection/acceptanceNotification.js';
+import { distributionCutoffMs } from '../distribution/distribute.js';
 
 export const SWEEP_AFTER_MS = 60_000;
 /**
@@ -170,7 +171,7 @@ export async function sweepOutbox(rt: Runtime, opts: SweepOptions = {}): Promise
     }),
     await sweep(rt, {
       name: name('distributions'),
-      page: (em, cursor, n) => undistributedPage(em, full ? 0 : DISTRIBUTION_SWEEP_AFTER_MS, cursor, n),
+      page: (em, cursor, n) => undistributedPage(em, full ? 0 : DISTRIBUTION_SWEEP_AFTER_MS, distributionCutoffMs(rt.config), cursor, n),
       queue: 'offer-distribution',
       jobIdOf: (uuid) => jobId('distribute', uuid),
       enqueue: (offerUuid, id) => rt.queues.add('offer-distribution', 'distribute', { offerUuid }, { jobId: id }),
