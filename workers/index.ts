@@ -80,17 +80,20 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
   const connection = createRedis(rt.config, { maxRetriesPerRequest: null });
   const queues = opts.queues ?? rt.config.workerQueues;
   const background = queues.filter((q) => !TIME_CRITICAL_QUEUES.includes(q));
-  // TC-1: background jobs do not start while the closing of windows is behind (src/queues/closingGate.ts)
-  const gate = new ClosingGate(() => rt.orm.em.fork(), { lateMs: rt.config.closingYieldLateMs, maxWaitMs: rt.config.closingYieldMaxMs });
+  // TC-1: background work does not start while the closing of windows is behind (src/queues/closingGate.ts): a job
+  // waits before it runs, a distribution once it knows it has something to send (its many jobs that find their
+  // offer done or too late cost a read each and do not wait)
+  const gate = background.length ? new ClosingGate(() => rt.orm.em.fork(), { lateMs: rt.config.closingYieldLateMs, maxWaitMs: rt.config.closingYieldMaxMs }) : null;
+  if (gate) rt.closingGate = gate;
   const workers = QUEUE_NAMES.filter((q) => queues.includes(q)).map((queue) => {
     const table = handlers[queue] as Record<string, (rt: Runtime, data: unknown, job: Job) => Promise<void>>;
-    const yields = background.includes(queue);
+    const yields = gate && background.includes(queue) && queue !== 'offer-distribution' ? gate : null;
     const worker = new Worker(
       queue,
       async (job: Job) => {
         const handler = table[job.name];
         if (!handler) throw new Error(`job ${queue}/${job.name} has no handler`);
-        if (yields) await gate.pass(queue);
+        if (yields) await yields.pass(queue);
         await timeJob(queue, job, () => handler(rt, job.data, job));
       },
       {

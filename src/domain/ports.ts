@@ -91,5 +91,10 @@ export interface Runtime {
   authCache: CredentialCache;
   /** set by a worker that takes webhook-dispatch jobs (workers/index.ts), null elsewhere (the selection enqueues the send) */
   acceptanceSends: AcceptanceSends | null;
+  /**
+   * set by a worker that takes a background queue (workers/index.ts, TC-1): background work waits on it before it
+   * starts, while the closing of windows is behind; null elsewhere
+   */
+  closingGate: { pass(queue: string): Promise<number> } | null;
   close(): Promise<void>;
 }

@@ -53,6 +53,7 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
     geocoder,
     authCache,
     acceptanceSends: null,
+    closingGate: null,
     async close() {
       if (closed) return;
       closed = true;

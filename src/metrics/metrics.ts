@@ -36,7 +36,7 @@ export const selectionLateness = new Histogram({
 
 export const distributionsTooLate = new Counter({
   name: 'broker_offer_distributions_too_late_total',
-  help: 'Offers not distributed because less than DISTRIBUTION_CUTOFF_MS of their window was left when their turn came (a distribution backlog; DIST-1)',
+  help: 'Distribution jobs that found their offer, never distributed, with less than DISTRIBUTION_CUTOFF_MS of its window left (a distribution backlog; the jobs of the older offers behind it are then withdrawn together, DIST-1)',
   registers: [registry],
 });
 

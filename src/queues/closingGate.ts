@@ -4,7 +4,9 @@
  * and lowering the background process's CPU priority does not reach PostgreSQL's backends or Redis. So a background
  * job (a distribution, an expiry, a state notification, an SMS) does not start while the closing is behind: while
  * some ABIERTA window is overdue by more than CLOSING_YIELD_LATE_MS, it waits, and starts once none is, or after
- * CLOSING_YIELD_MAX_MS in all (background work is delayed, never stopped).
+ * CLOSING_YIELD_MAX_MS in all (background work is delayed, never stopped). A wait that ran out opens the gate for as
+ * long again: when the closing stays behind whatever the background does (a host too slow for the rate), background
+ * work still gets at least half the time.
  *
  * The signal is PostgreSQL's own, read where every process can see it: the oldest ABIERTA window past its deadline
  * (one read of the partial index of open deadlines), not a statistic of past lateness. Windows overdue by more than
@@ -40,6 +42,8 @@ export interface ClosingGateOptions {
 
 export class ClosingGate {
   private asked: { at: number; overdue: Promise<number | null> } | null = null;
+  /** after a wait ran out, open until then */
+  private openUntil = 0;
 
   constructor(
     private readonly em: () => EntityManager,
@@ -61,11 +65,14 @@ export class ClosingGate {
   async pass(queue: string): Promise<number> {
     if (this.opts.maxWaitMs <= 0) return 0;
     const start = this.now();
+    if (start < this.openUntil) return 0;
     let held = false;
     for (;;) {
       const overdue = await this.overdue();
       const waited = this.now() - start;
-      if (overdue === null || overdue <= this.opts.lateMs || waited >= this.opts.maxWaitMs) {
+      const ranOut = waited >= this.opts.maxWaitMs;
+      if (overdue === null || overdue <= this.opts.lateMs || ranOut) {
+        if (ranOut) this.openUntil = Math.max(this.openUntil, this.now() + this.opts.maxWaitMs);
         if (held) backgroundYields.inc({ queue }, waited / 1000);
         return held ? waited : 0;
       }

@@ -145,7 +145,7 @@ export async function getMany(redis: Redis, keys: readonly string[]): Promise<Ar
  * workers and subscribers, which wait for Redis by design (`maxRetriesPerRequest: null`).
  */
 export function failFastOptions(commandTimeoutMs: number): RedisOptions {
-  return { enableOfflineQueue: false, maxRetriesPerRequest: 1, ...(commandTimeoutMs > 0 ? { commandTimeout: commandTimeoutMs } : {}) };
+  return { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true, ...(commandTimeoutMs > 0 ? { commandTimeout: commandTimeoutMs } : {}) };
 }
 
 /** Resolves once `redis` is ready (at once when it is); rejects after `ms` so a request never waits on a Redis that is down. */

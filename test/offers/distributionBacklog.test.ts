@@ -74,6 +74,19 @@ describe('distribution under a backlog: newest first, none within the cutoff (DI
   };
   const tooLateLogs = (uuid: string) => app.logs.filter((l) => l.offerUuid === uuid && /too little of its window left/.test(String(l.msg)));
 
+  it('an offer found too late withdraws the waiting jobs of every other one too late, and no other', async () => {
+    const offers = await Promise.all([0, 1, 2, 3].map(() => makeOffer(em, generator, { state: 'ABIERTA' })));
+    const [own, lateA, lateB, inTime] = offers;
+    for (const o of [own, lateA, lateB]) await deadlineIn(o.uuid, CUTOFF_MS - 500);
+    await deadlineIn(inTime.uuid, CUTOFF_MS + 20_000);
+    for (const o of offers) await app.rt.queues.add('offer-distribution', 'distribute', { offerUuid: o.uuid });
+    const queue = app.rt.queues.get('offer-distribution');
+    expect(await distributeOffer(app.rt, own.uuid)).to.equal(null);
+    for (const o of [lateA, lateB]) expect(await queue.getJob(jobId('distribute', o.uuid)), `${o.uuid}: too late, withdrawn`).to.equal(undefined);
+    expect(await queue.getJob(jobId('distribute', inTime.uuid)), 'an offer with its window left keeps its job').to.not.equal(undefined);
+    await clearQueues(app.rt);
+  });
+
   it('the cutoff is DISTRIBUTION_CUTOFF_MS, at most a tenth of the response window', () => {
     expect(distributionCutoffMs({ distributionCutoffMs: 1000, offerResponseWindowMs: 30000 })).to.equal(1000);
     expect(distributionCutoffMs({ distributionCutoffMs: 1000, offerResponseWindowMs: 10000 })).to.equal(1000);
@@ -100,12 +113,13 @@ describe('distribution under a backlog: newest first, none within the cutoff (DI
     for (const late of [almost, past]) {
       const before = await tooLate();
       let outcome: unknown;
-      // told by the first plain read: one statement, no transaction, nothing locked
+      // told by the first plain read; then one read of the other offers too late, whose jobs are withdrawn: no transaction, nothing locked
       const sql = await statementsOf(async () => {
         outcome = await distributeOffer(app.rt, late.uuid);
       });
       expect(outcome, late.uuid).to.equal(null);
-      expect(sql, sql.join('\n---\n')).to.have.length(1);
+      expect(sql, sql.join('\n---\n')).to.have.length(2);
+      expect(sql.join('\n'), sql.join('\n---\n')).to.not.match(/for update|begin/i);
       expect((await tooLate()) - before, late.uuid).to.equal(1);
       expect(await recipientRows(late.uuid), late.uuid).to.equal(0);
       expect(await recorded(late.uuid), late.uuid).to.equal(false);

@@ -30,9 +30,11 @@ describe('the time-critical process does only time-critical work (issue 32)', ()
   it('a worker of the time-critical queues alone runs no reconcile; one with a background queue does', async () => {
     const marker = reconciledKey(app.rt.config.queuePrefix);
     const critical = await startWorkers(app.rt, { queues: TIME_CRITICAL_QUEUES });
+    expect(app.rt.closingGate, 'no gate where no background work runs').to.equal(null);
     try {
       // a background worker started and stopped on the same prefix shows how soon a pass sets the marker
       const probe = await startWorkers(app.rt, { queues: ['customer-sms'] });
+      expect(app.rt.closingGate, 'background work waits on the gate (TC-1)').to.not.equal(null);
       await waitFor(async () => (await app.rt.redis.exists(marker)) === 1, { what: 'the background worker’s reconcile pass' });
       await probe.close();
       await app.rt.redis.del(marker);

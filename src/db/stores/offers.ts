@@ -366,6 +366,16 @@ export async function lockDistributionBatch(em: EntityManager, offerUuid: string
   }));
 }
 
+/** Open offers never recorded by a distribution with less than $1 ms of their window left, oldest first (DIST-1). */
+const TOO_LATE_TO_DISTRIBUTE = prepared(`select uuid from offer
+   where state = 'ABIERTA' and distributed_at is null and deadline_at <= now() + $1 * interval '1 millisecond'
+   order by deadline_at limit $2`);
+
+/** Up to `limit` open offers no distribution recorded whose window ends within `cutoffMs`: their jobs are withdrawn. */
+export async function tooLateToDistribute(em: EntityManager, cutoffMs: number, limit: number): Promise<string[]> {
+  return (await sql<{ uuid: string }>(em, TOO_LATE_TO_DISTRIBUTE, [cutoffMs, limit])).map((r) => r.uuid);
+}
+
 /** The oldest ABIERTA window past its deadline by less than $1 ms: how far behind the closing is (ms). */
 const OLDEST_OVERDUE = prepared(`select extract(epoch from now() - min(deadline_at)) * 1000 as ms from offer
    where state = 'ABIERTA' and deadline_at <= now() and deadline_at > now() - $1 * interval '1 millisecond'`);

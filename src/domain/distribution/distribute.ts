@@ -19,7 +19,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { BusMessage, Runtime } from '../ports.js';
 import { claimPendingOfOffers, deliveryRow, insertDeliveries, type DeliveryRow } from '../../db/stores/deliveries.js';
-import { distributionSeen, lockDistributionBatch, type DistributionBatchOffer } from '../../db/stores/offers.js';
+import { distributionSeen, lockDistributionBatch, tooLateToDistribute, type DistributionBatchOffer } from '../../db/stores/offers.js';
 import { centralReceivers } from '../../db/stores/parties.js';
 import { claimUnnotifiedTechnicians, recipientCounts, recordRecipients as insertRecipients, type RecipientRow } from '../../db/stores/recipients.js';
 import { profileEndpoint, recordAttempts, sendDelivery, type SendConfig } from '../../webhooks/dispatch.js';
@@ -69,6 +69,8 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
   }
   // what is left of an earlier run is not sent that late either, but only an offer never recorded counts as one not distributed
   if (seen.late) return tooLate(rt, offerUuid, !seen.recorded);
+  // TC-1: there is something to send; not while the closing of windows is behind
+  await rt.closingGate?.pass('offer-distribution');
   const locked = await em.transactional(async (tem) => {
     // the own offer locked first (waited for), then up to DISTRIBUTE_BATCH - 1 others nobody holds (SKIP LOCKED)
     const batch = await lockDistributionBatch(tem, offerUuid, DISTRIBUTE_BATCH - 1, cutoffMs);
@@ -125,10 +127,36 @@ export function distributionCutoffMs(cfg: Pick<DistributionConfig, 'distribution
  * distribution would hold the row its closing is about to lock. Under a backlog the newest offers go first (their
  * jobs are LIFO), so the oldest reach this point and cost one read each: a backlog never outlives a window.
  */
-function tooLate(rt: Runtime, offerUuid: string, neverRecorded: boolean): null {
+async function tooLate(rt: Runtime, offerUuid: string, neverRecorded: boolean): Promise<null> {
   if (neverRecorded) distributionsTooLate.inc();
   rt.log.info({ offerUuid }, 'distribution skipped: too little of its window left (a distribution backlog)');
+  await withdrawTooLate(rt);
   return null;
+}
+
+/** the most jobs one withdrawal of the too-late removes */
+const WITHDRAW_TOO_LATE = 1000;
+/** the processes' withdrawal running now, if any: one at a time */
+const withdrawing = new WeakMap<Runtime, Promise<void>>();
+
+/**
+ * One offer too late under a backlog means the offers behind it (older, the jobs are LIFO) are too: their jobs are
+ * withdrawn together (one read, one pipeline of removals), instead of each being taken, read and dropped in turn while
+ * windows close. A job already running is left to end on its own.
+ */
+function withdrawTooLate(rt: Runtime): Promise<void> {
+  const running = withdrawing.get(rt);
+  if (running) return running;
+  const run = (async () => {
+    const uuids = await tooLateToDistribute(rt.orm.em.fork(), distributionCutoffMs(rt.config), WITHDRAW_TOO_LATE);
+    if (!uuids.length) return;
+    await rt.queues.withdraw('offer-distribution', 'distribute', uuids.map((offerUuid) => ({ offerUuid })));
+    rt.log.info({ offers: uuids.length }, 'distribution jobs withdrawn: too little of their window left');
+  })()
+    .catch((err: unknown) => rt.log.warn({ err: String(err) }, 'too-late distribution jobs not withdrawn; each will find its offer late'))
+    .finally(() => withdrawing.delete(rt));
+  withdrawing.set(rt, run);
+  return run;
 }
 
 /** An offer of a distribution batch, as its locking statement reads it (plain columns, no entity to flush). */

@@ -33,5 +33,10 @@ export async function scheduleManyOfferJobs(rt: Runtime, offers: ReadonlyArray<P
 
 /** An offer that went SIN_RESPUESTA: its expiry job, due at its `expiresAt`. */
 export async function scheduleExpiry(rt: Runtime, offer: Pick<Offer, 'uuid' | 'expiresAt'>, now = new Date()): Promise<void> {
-  await rt.queues.add('offer-expiry', 'expire', { offerUuid: offer.uuid }, { delay: after(offer.expiresAt, now) });
+  await scheduleExpiries(rt, [offer], now);
+}
+
+/** The expiry jobs of offers that went SIN_RESPUESTA together (a closing batch), in one round trip. */
+export async function scheduleExpiries(rt: Runtime, offers: ReadonlyArray<Pick<Offer, 'uuid' | 'expiresAt'>>, now = new Date()): Promise<void> {
+  await rt.queues.addMany('offer-expiry', 'expire', offers.map((o) => ({ data: { offerUuid: o.uuid }, delay: after(o.expiresAt, now) })));
 }

@@ -21,7 +21,7 @@ import { afterCommit, onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvents, type OfferEventOf } from '../lifecycle/events.js';
 import { selectionLateness } from '../../../metrics/metrics.js';
 import { selectionEvents } from './selection.js';
-import { scheduleExpiry } from '../create/schedule.js';
+import { scheduleExpiries } from '../create/schedule.js';
 import { closeWindows, lockDueWindows, type ClosedWindow } from './closing.js';
 import { expireLocked, lockExpired } from './expiry.js';
 import { offerStateAndUnfinished } from '../../../db/stores/offers.js';
@@ -61,18 +61,22 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
       // after this step). A lost expiry enqueue is the sweeper's once the offer is overdue.
       onCommit(em, async () => {
         const claims = new SendingClaims(rt);
-        await Promise.all(
-          batch.map((c) => {
+        const unanswered = batch.filter((c) => c.kind !== 'selected');
+        await Promise.all([
+          ...batch.map((c) => {
             if (c.kind === 'selected') {
               const { claimed } = c;
               if (claimed) return sendClaimedAcceptance(rt, places.get(claimed.id)!, claimed, claims);
               const deliveryId = c.selection.deliveryId;
               if (deliveryId) return afterCommit(rt, 'enqueue acceptance notification', { deliveryId }, () => enqueueAcceptance(rt, deliveryId));
-              return undefined;
             }
-            return afterCommit(rt, 'enqueue expiry', { uuid: c.uuid }, () => scheduleExpiry(rt, c));
+            return undefined;
           }),
-        );
+          // the expiries of the unanswered in one round trip
+          unanswered.length
+            ? afterCommit(rt, 'enqueue expiries', { count: unanswered.length }, () => scheduleExpiries(rt, unanswered))
+            : undefined,
+        ]);
       });
       batch = await closeWindows(em, rt.config, windows, ACTOR, claimNow);
       return batch;
