@@ -568,6 +568,21 @@ async function main(): Promise<void> {
       row('at the sustained rate: deadline → window closed p50 / p99 (ms)', `${f0(pct(sustained.late, 50))} / ${f0(pct(sustained.late, 99))}`, `${f0(pct(pf.late, 50))} / ${f0(pct(pf.late, 99))}`, '');
       row('the pipeline floor against the offer floor: burst / sustained', '—', `${f2(pfRps / floorRps)}× / ${f2(pf.rate / floorRps)}×`, '');
     }
+    // issue 32's targets, each against this run's own figures
+    {
+      const ok = (met: boolean) => (met ? 'met' : 'NOT met');
+      const p99 = (xs: number[]) => pct(xs, 99);
+      const max = (xs: number[]) => xs[xs.length - 1] ?? NaN;
+      const b = underBacklog;
+      console.log('\nissue 32, this run:');
+      console.log(`  1. punctual under backlog (p99 ≤ 50 ms, max ≤ 100 ms): selection ${f0(p99(b.selectionLate))} / ${f0(max(b.selectionLate))} ms, 6.1 ${f0(p99(b.notifyLate))} / ${f0(max(b.notifyLate))} ms: ${ok(p99(b.selectionLate) <= 50 && max(b.selectionLate) <= 100 && p99(b.notifyLate) <= 50 && max(b.notifyLate) <= 100 && b.notifyLate.length > 0)}`);
+      if (against) {
+        const pfRps = against.load.latencies.length / against.load.seconds;
+        console.log(`  2. within 0.8× of the pipeline floor: burst ${f2(rps / pfRps)}×, sustained ${f2(sustained.rate / Math.max(1, against.sustained.rate))}× (its windows p99 ${f0(pct(sustained.late, 99))} ms): ${ok(rps / pfRps >= 0.8 && sustained.rate / Math.max(1, against.sustained.rate) >= 0.8 && pct(sustained.late, 99) <= 50)}`);
+      }
+      const bound = Math.max(backlogAtStop / Math.max(1, sustained.rate), MAX_OPEN_MS / 1000);
+      console.log(`  3. the drain ends: idle ${idleAfterS === null ? 'never' : `${f1(idleAfterS)} s`} after the burst; the backlog at the sustained rate, or the burst's last expiry if later: ${f1(bound)} s: ${ok(idleAfterS !== null && idleAfterS <= bound)}`);
+    }
     printCpu('the service', sustained.steps, PART_LABELS);
     if (against) printCpu('the pipeline floor', against.sustained.steps);
     const printStatements = (list: PgStatement[], per: number) => {

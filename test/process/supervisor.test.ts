@@ -148,7 +148,7 @@ describe('npm start supervisor', function () {
     // may pile up run in a process the kernel serves after it (nice 10).
     const said = (pid: number) => logs().find((l) => l.pid === pid && l.msg === 'workers running')!;
     expect(said(critical)).to.deep.include({ queues: ['offer-evaluation', 'webhook-dispatch'], nice: 0 });
-    expect(said(worker)).to.deep.include({ queues: ['offer-distribution', 'state-notification', 'customer-sms'], nice: 10 });
+    expect(said(worker)).to.deep.include({ queues: ['offer-distribution', 'offer-expiry', 'state-notification', 'customer-sms'], nice: 10 });
     expect([critical, worker].map(niceOf)).to.deep.equal([0, 10]);
     // Every child keeps a stop signal from its first moment: stopSignals.js is preloaded before its entry.
     for (const pid of [...web, critical, worker]) {
