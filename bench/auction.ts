@@ -600,6 +600,8 @@ async function main(): Promise<void> {
     }
     for (const [label, c] of [['under backlog', underBacklog], ['pipeline', quiet]] as const) {
       console.log(`\n${label}: the time-critical worker's PostgreSQL backends while its windows closed (${c.samples} samples every 10 ms): ${c.backends.map(([k, n]) => `${k} ${f0((100 * n) / c.samples)} %`).join(', ')}`);
+      console.log(`${label}: the other PostgreSQL backends at work in those samples: ${c.otherBackends.map(([k, n]) => `${k} ${f0((100 * n) / c.samples)} %`).join(', ') || 'none'}`);
+      console.log(`${label}: the latest selection in each half-second of deadlines (ms): ${c.worstByHalfSecond.map((ms) => f0(ms)).join(' ')}`);
       console.log(`${label}: CPU ms per window while they closed: ${c.cpuPerWindow.map(([k, ms]) => `${PART_LABELS[k] ?? k} ${f2(ms)}`).join(', ')}`);
       if (c.refused || c.pushedLate || !c.settled) console.log(`(${label}: ${c.refused} requests refused, ${c.pushedLate} pushed after their window; ${c.settled ? 'all settled' : 'NOT all settled within the bound'})`);
     }

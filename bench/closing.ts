@@ -59,10 +59,14 @@ export interface Closing {
   claimLate: number[];
   sendLate: number[];
   outcomes: Record<string, number>;
+  /** deadline → selection (ms): the slowest in each half-second of deadlines from the first, in order */
+  worstByHalfSecond: number[];
   /** CPU ms per window of each process of the service while they closed */
   cpuPerWindow: Array<[string, number]>;
   /** the time-critical worker's backends in pg_stat_activity while the windows closed: what share of samples each state had */
   backends: Array<[string, number]>;
+  /** the other backends at work in those samples (active, or an autovacuum worker), by role */
+  otherBackends: Array<[string, number]>;
   samples: number;
 }
 
@@ -120,16 +124,22 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
   await sleep(Math.max(0, new Date(firstDeadline).getTime() - Date.now() - 200));
   // sampling starts a little before the first deadline, so that a closing already late is seen whole
   const samples: Record<string, number> = {};
+  /** the other backends at work meanwhile (active, or autovacuum), by role */
+  const others: Record<string, number> = {};
   let sampled = 0;
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      const rows = await w.sql<{ s: string }>(
-        `select case when state = 'active' then coalesce(wait_event_type || ':' || wait_event, 'running (CPU)') else state || coalesce(' (' || wait_event || ')', '') end as s
-           from pg_stat_activity where application_name like '${TIME_CRITICAL_APP}' and datname = current_database()`,
+      const rows = await w.sql<{ s: string; mine: boolean }>(
+        `select application_name like '${TIME_CRITICAL_APP}' as mine,
+                case when application_name like '${TIME_CRITICAL_APP}'
+                     then case when state = 'active' then coalesce(wait_event_type || ':' || wait_event, 'running (CPU)') else state || coalesce(' (' || wait_event || ')', '') end
+                     else coalesce(nullif(application_name, ''), backend_type) end as s
+           from pg_stat_activity
+          where pid <> pg_backend_pid() and (application_name like '${TIME_CRITICAL_APP}' and datname = current_database() or state = 'active' or backend_type like 'autovacuum%')`,
       );
       sampled++;
-      for (const r of rows) samples[r.s] = (samples[r.s] ?? 0) + 1;
+      for (const r of rows) (r.mine ? samples : others)[r.s] = ((r.mine ? samples : others)[r.s] ?? 0) + 1;
       await sleep(SAMPLE_MS);
     }
   })();
@@ -163,6 +173,12 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
   const notifyLate = sortNum(rows.filter((r) => w.acceptances.has(r.uuid)).map((r) => w.acceptances.get(r.uuid)! - at(r.deadline)));
   const claimLate = sortNum(rows.filter((r) => r.selected && r.claimed).map((r) => at(r.claimed) - at(r.selected)));
   const sendLate = sortNum(rows.filter((r) => r.claimed && w.acceptances.has(r.uuid)).map((r) => w.acceptances.get(r.uuid)! - at(r.claimed)));
+  const first = Math.min(...rows.map((r) => at(r.deadline)));
+  const worstByHalfSecond: number[] = [];
+  for (const r of rows.filter((x) => x.selected)) {
+    const i = Math.floor((at(r.deadline) - first) / 500);
+    worstByHalfSecond[i] = Math.max(worstByHalfSecond[i] ?? 0, at(r.selected) - at(r.deadline));
+  }
   const outcomes: Record<string, number> = {};
   for (const r of rows) outcomes[r.to_state ?? 'ABIERTA'] = (outcomes[r.to_state ?? 'ABIERTA'] ?? 0) + 1;
   const cpuPerWindow = [...cpu1].map(([name, ms]) => [name, (ms - (cpu0.get(name) ?? 0)) / offers] as [string, number]);
@@ -179,8 +195,10 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
     claimLate,
     sendLate,
     outcomes,
+    worstByHalfSecond: [...worstByHalfSecond].map((x) => x ?? 0),
     cpuPerWindow,
     backends,
+    otherBackends: Object.entries(others).sort((a, b) => b[1] - a[1]),
     samples: sampled,
   };
 }

@@ -171,7 +171,12 @@ const VARS = {
   /** the queues a worker process takes jobs from, comma-separated (empty: all); `npm start` sets it per process */
   WORKER_QUEUES: { key: 'workerQueues', type: 'string', default: '', pattern: '^[a-z, -]*$' },
   /** how much a worker process lowers its own CPU priority (nice, 0–19); `npm start` sets it for the background workers */
-  WORKER_NICE: { key: 'workerNice', type: 'integer', default: 0, minimum: 0, maximum: 19 },
+  WORKER_NICE: { key: 'workerNice', type: 'integer', default: 0, minimum: -20, maximum: 19 },
+  /**
+   * issue 32 (TC-5): the CPU priority `npm start` asks for its time-critical worker, above the API's and far above the
+   * background's; a negative value needs CAP_SYS_NICE (root, or the capability): without it the worker runs at 0
+   */
+  TIME_CRITICAL_NICE: { key: 'timeCriticalNice', type: 'integer', default: -5, minimum: -20, maximum: 0 },
   /** real-time sockets (D10): ping interval; a socket that missed the previous pong is terminated */
   /** how long a technician's bearer token from POST /tecnicos/token lasts (seconds; D20: 12 h) */
   TECHNICIAN_TOKEN_TTL_S: { key: 'technicianTokenTtlS', type: 'integer', default: 43200, minimum: 1 },

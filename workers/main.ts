@@ -8,7 +8,7 @@
  */
 // First: keeps SIGTERM/SIGINT from before the other modules load (see src/main/stopSignals.ts).
 import { keptStopSignals } from '../src/main/stopSignals.js';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { warnUnsafeDefaults } from '../src/main/banner.js';
 import { logger } from '../src/logger.js';
 import { configOrExit, createRuntime } from '../src/main/runtime.js';
@@ -21,15 +21,17 @@ const log = logger();
 holdStopSignals(log, cfg.shutdownTimeoutMs, keptStopSignals);
 warnUnsafeDefaults(cfg, { demo: false });
 const rt = await createRuntime(cfg, { log, role: `worker ${cfg.workerQueues.join(',')}` });
-if (cfg.workerNice > 0) {
+if (cfg.workerNice !== 0) {
   try {
     setPriority(cfg.workerNice);
   } catch (err) {
-    rt.log.warn({ err, nice: cfg.workerNice }, 'could not lower the worker process priority; running at the default');
+    // raising it (a negative nice) needs CAP_SYS_NICE: an ordinary deployment runs at the default, which is no fault
+    const raise = cfg.workerNice < 0;
+    rt.log[raise ? 'info' : 'warn']({ err: String(err), nice: cfg.workerNice }, `could not ${raise ? 'raise' : 'lower'} the worker process priority; running at the default`);
   }
 }
 const group = await startWorkers(rt);
-rt.log.info({ queues: group.workers.map((w) => w.name), nice: cfg.workerNice }, 'workers running');
+rt.log.info({ queues: group.workers.map((w) => w.name), nice: getPriority() }, 'workers running');
 // with its heartbeat, naming the queues it takes (broker_queue_worker_processes)
 const stopMetrics = publishMetrics(rt.redis, cfg.queuePrefix, 'worker', group.workers.map((w) => w.name));
 onShutdown(rt.log, [

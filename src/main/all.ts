@@ -53,7 +53,7 @@ supervise(
       script: workerScript,
       count: 1,
       cluster: false,
-      env: { WORKER_QUEUES: TIME_CRITICAL_QUEUES.join(','), WORKER_NICE: '0' },
+      env: { WORKER_QUEUES: TIME_CRITICAL_QUEUES.join(','), WORKER_NICE: String(cfg.timeCriticalNice) },
     },
     {
       role: 'worker:background',

@@ -214,6 +214,36 @@ describe('distribution under a backlog: newest first, none within the cutoff (DI
     expect(push.isDone()).to.equal(true);
   });
 
+  it('waits on the closing gate (TC-1) before its transaction, only when it has something to send', async () => {
+    const push = nock(CENTRAL_URL).put('/ofertas').reply(200, { status: true });
+    const asked: string[] = [];
+    const transactionsAtGate: number[] = [];
+    app.rt.closingGate = {
+      pass: async (queue: string) => {
+        asked.push(queue);
+        transactionsAtGate.push(await recipientRows(open.uuid));
+        return 0;
+      },
+    };
+    const open = await makeOffer(em, generator, { state: 'ABIERTA' });
+    await deadlineIn(open.uuid, CUTOFF_MS + 20_000);
+    const late = await makeOffer(em, generator, { state: 'ABIERTA' });
+    await deadlineIn(late.uuid, CUTOFF_MS - 500);
+    try {
+      expect(await distributeOffer(app.rt, late.uuid)).to.equal(null);
+      expect(asked, 'an offer too late sends nothing: no wait').to.deep.equal([]);
+      expect(await distributeOffer(app.rt, open.uuid)).to.include({ pushed: 1 });
+      expect(asked).to.deep.equal(['offer-distribution']);
+      expect(transactionsAtGate, 'asked before anything was recorded').to.deep.equal([0]);
+      // already distributed: a re-run sends nothing, no wait
+      await distributeOffer(app.rt, open.uuid);
+      expect(asked).to.have.length(1);
+      expect(push.isDone()).to.equal(true);
+    } finally {
+      app.rt.closingGate = null;
+    }
+  });
+
   it('the distribute job is LIFO: of two waiting, the later is taken first', async () => {
     const settings = { notificationAttempts: 3, notificationBackoffMs: 100, smsAttempts: 2 };
     expect(jobOptions('offer-distribution', 'distribute', { offerUuid: 'u-1' }, settings)).to.include({ jobId: 'distribute-u-1', lifo: true });
