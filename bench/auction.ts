@@ -546,7 +546,7 @@ async function main(): Promise<void> {
     row('distribution backlog when the burst stopped (jobs)', String(backlogAtStop), '—', '');
     row(`backlog drained (s after the burst)${drained ? '' : ' NOT DRAINED'}`, f1(drainS), '—', '');
     row(`service idle, under 0.05 cores (s after the burst)${idleAfterS === null ? ' NOT IDLE' : ''}`, idleAfterS === null ? '—' : f1(idleAfterS), '—', '');
-    row(`the backlog at the sustained rate / the last expiry or deadline given (s after the burst)`, `${f1(backlogAtStop / Math.max(1, sustained.rate))} / ${f1(Math.max(MAX_OPEN_MS, PIPELINE_SPREAD_MS + WINDOW_MS) / 1000)}`, '—', '');
+    row(`the backlog and the step's offers at the sustained rate / the last expiry or deadline given (s after the burst)`, `${f1((backlogAtStop + PIPELINE_OFFERS) / Math.max(1, sustained.rate))} / ${f1(Math.max(MAX_OPEN_MS, PIPELINE_SPREAD_MS + WINDOW_MS) / 1000)}`, '—', '');
     row(`burst offers distributed before their window closed (of ${serviceLoad.statuses[200] ?? 0})`, String(distributedAfter), '—', '');
     const stepsText = (x: Sustained) => `steps ${x.steps.map((step) => stepText(step, WINDOW_MS)).join(' ')}`;
     row(`sustained rate (offers/s; step→jobs queued a second after it; ${stepsText(sustained)})`, f0(sustained.rate), f0(floorRps), `${f2(sustained.rate / floorRps)}×`);
@@ -581,10 +581,12 @@ async function main(): Promise<void> {
         const pfRps = against.load.latencies.length / against.load.seconds;
         console.log(`  2. within 0.8× of the pipeline floor: burst ${f2(rps / pfRps)}×, sustained ${f2(sustained.rate / Math.max(1, against.sustained.rate))}× (its windows p99 ${f0(pct(sustained.late, 99))} ms): ${ok(rps / pfRps >= 0.8 && sustained.rate / Math.max(1, against.sustained.rate) >= 0.8 && pct(sustained.late, 99) <= 50)}`);
       }
-      // the work the bench itself left after the burst: its offers' last expiry, the step's last deadline
+      // the work given after the burst: its backlog and the step's offers, at the sustained rate; and nothing can end
+      // before the last expiry or deadline the bench gave (the burst's offers' expiry, the step's last window)
+      const atRate = (backlogAtStop + PIPELINE_OFFERS) / Math.max(1, sustained.rate);
       const given = Math.max(MAX_OPEN_MS, PIPELINE_SPREAD_MS + WINDOW_MS) / 1000;
-      const bound = Math.max(backlogAtStop / Math.max(1, sustained.rate), given);
-      console.log(`  3. the drain ends: idle ${idleAfterS === null ? 'never' : `${f1(idleAfterS)} s`} after the burst; the backlog at the sustained rate (${f1(backlogAtStop / Math.max(1, sustained.rate))} s), or the last expiry or deadline the bench gave if later (${f1(given)} s): ${ok(idleAfterS !== null && idleAfterS <= bound)}`);
+      const bound = Math.max(atRate, given);
+      console.log(`  3. the drain ends: idle ${idleAfterS === null ? 'never' : `${f1(idleAfterS)} s`} after the burst; the backlog and the step's offers at the sustained rate (${f1(atRate)} s), or the last expiry or deadline the bench gave if later (${f1(given)} s): ${ok(idleAfterS !== null && idleAfterS <= bound)}`);
     }
     printCpu('the service', sustained.steps, PART_LABELS);
     if (against) printCpu('the pipeline floor', against.sustained.steps);
