@@ -13,14 +13,15 @@
  * HTTP wait each); the process that runs it also sends the 6.1 of the
  * selections it commits itself, without the queue's hop
  * (rt.acceptanceSends). Evaluation runs one job at a time: each closes
- * every window already due, and an expiry every offer already expired
- * (src/domain/offers/selection/evaluation.ts), so when many are due together
+ * every window already due (and an expiry, on its own queue, every offer
+ * already expired: src/domain/offers/selection/evaluation.ts), so when many are due together
  * the jobs queue briefly and the next one takes a larger batch and withdraws
  * the jobs of the rest, instead of small transactions competing for the CPU
  * and the pool (docs/decisions.md AUC-22). A job waiting for
  * its own offer's lock (a response being written) holds the next closings
  * that long. `npm start` runs these two queues in their own process
- * (src/main/all.ts).
+ * (src/main/all.ts); the jobs of the others (background work) wait on the
+ * closing gate while a window is overdue (TC-1, src/queues/closingGate.ts).
  */
 import { Worker, type Job } from 'bullmq';
 import { JOB_NAMES, QUEUE_NAMES, TIME_CRITICAL_QUEUES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';

@@ -125,7 +125,8 @@ export function distributionCutoffMs(cfg: Pick<DistributionConfig, 'distribution
 /**
  * An offer whose window ends within the cutoff is not distributed: no technician could answer it in time, and its
  * distribution would hold the row its closing is about to lock. Under a backlog the newest offers go first (their
- * jobs are LIFO), so the oldest reach this point and cost one read each: a backlog never outlives a window.
+ * jobs are LIFO), so the oldest reach this point, and the first of them withdraws the jobs of the rest: a backlog
+ * never outlives a window.
  */
 async function tooLate(rt: Runtime, offerUuid: string, neverRecorded: boolean): Promise<null> {
   if (neverRecorded) distributionsTooLate.inc();

@@ -7,7 +7,7 @@
  *
  * The expiry (OFFER_MAX_OPEN_MS after creation) acts only on an offer whose
  * window closed unanswered, so it is enqueued when that happens
- * (scheduleExpiry, from the evaluation), not with every offer: POST /oferta
+ * (scheduleExpiries, from the evaluation; queue offer-expiry), not with every offer: POST /oferta
  * adds two jobs, not three (issue 12, item 1). A lost expiry enqueue is
  * repaired by the outbox sweeper once the offer is overdue.
  */
@@ -31,12 +31,7 @@ export async function scheduleManyOfferJobs(rt: Runtime, offers: ReadonlyArray<P
   ]);
 }
 
-/** An offer that went SIN_RESPUESTA: its expiry job, due at its `expiresAt`. */
-export async function scheduleExpiry(rt: Runtime, offer: Pick<Offer, 'uuid' | 'expiresAt'>, now = new Date()): Promise<void> {
-  await scheduleExpiries(rt, [offer], now);
-}
-
-/** The expiry jobs of offers that went SIN_RESPUESTA together (a closing batch), in one round trip. */
+/** The expiry jobs of offers that went SIN_RESPUESTA (a closing batch), each due at its `expiresAt`, in one round trip. */
 export async function scheduleExpiries(rt: Runtime, offers: ReadonlyArray<Pick<Offer, 'uuid' | 'expiresAt'>>, now = new Date()): Promise<void> {
   await rt.queues.addMany('offer-expiry', 'expire', offers.map((o) => ({ data: { offerUuid: o.uuid }, delay: after(o.expiresAt, now) })));
 }
