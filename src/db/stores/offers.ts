@@ -366,14 +366,13 @@ export async function lockDistributionBatch(em: EntityManager, offerUuid: string
   }));
 }
 
-/** Open offers never recorded by a distribution with less than $1 ms of their window left, oldest first (DIST-1). */
-const TOO_LATE_TO_DISTRIBUTE = prepared(`select uuid from offer
-   where state = 'ABIERTA' and distributed_at is null and deadline_at <= now() + $1 * interval '1 millisecond'
-   order by deadline_at limit $2`);
+/** Of these uuids, those whose offer is gone, no longer open, or with less than $2 ms of its window left (DIST-1). */
+const TOO_LATE_TO_DISTRIBUTE = prepared(`select u.uuid from unnest($1::uuid[]) as u(uuid) left join offer o on o.uuid = u.uuid
+   where o.uuid is null or o.state <> 'ABIERTA' or o.deadline_at <= now() + $2 * interval '1 millisecond'`);
 
-/** Up to `limit` open offers no distribution recorded whose window ends within `cutoffMs`: their jobs are withdrawn. */
-export async function tooLateToDistribute(em: EntityManager, cutoffMs: number, limit: number): Promise<string[]> {
-  return (await sql<{ uuid: string }>(em, TOO_LATE_TO_DISTRIBUTE, [cutoffMs, limit])).map((r) => r.uuid);
+/** Of the offers of waiting distribution jobs, those no distribution should send any more: their jobs are withdrawn. */
+export async function tooLateToDistribute(em: EntityManager, uuids: readonly string[], cutoffMs: number): Promise<string[]> {
+  return (await sql<{ uuid: string }>(em, TOO_LATE_TO_DISTRIBUTE, [uuids, cutoffMs])).map((r) => r.uuid);
 }
 
 /** The oldest ABIERTA window past its deadline by less than $1 ms: how far behind the closing is (ms). */

@@ -26,6 +26,7 @@ import { profileEndpoint, recordAttempts, sendDelivery, type SendConfig } from '
 import { afterCommit } from '../offers/lifecycle/announce.js';
 import { operatorStatesMessage } from '../offers/lifecycle/events.js';
 import { findCandidatesMany } from './candidates.js';
+import { jobId } from '../../queues/registry.js';
 import { distributionsTooLate } from '../../metrics/metrics.js';
 import { km, offerFields, offerPushBody } from './payload.js';
 
@@ -61,6 +62,8 @@ export async function distributeOffer(rt: Runtime, offerUuid: string): Promise<D
   const seen = await distributionSeen(em, offerUuid, cutoffMs);
   if (!seen || seen.state !== 'ABIERTA') {
     rt.log.info({ offerUuid }, 'distribution skipped: offer gone or no longer open');
+    // under a backlog, the jobs behind this one are of offers closed or too late as well
+    await withdrawTooLate(rt);
     return null;
   }
   if (seen.recorded && !seen.unclaimed && !seen.pending) {
@@ -135,24 +138,31 @@ async function tooLate(rt: Runtime, offerUuid: string, neverRecorded: boolean): 
   return null;
 }
 
-/** the most jobs one withdrawal of the too-late removes */
+/** the most waiting jobs one withdrawal looks at: the oldest (the jobs are LIFO, the oldest wait longest) */
 const WITHDRAW_TOO_LATE = 1000;
+/** a distribution job's id is this and its offer's uuid (src/queues/registry.ts, jobId) */
+const DISTRIBUTE_JOB_PREFIX = `${jobId('distribute', '')}`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** the processes' withdrawal running now, if any: one at a time */
 const withdrawing = new WeakMap<Runtime, Promise<void>>();
 
 /**
- * One offer too late under a backlog means the offers behind it (older, the jobs are LIFO) are too: their jobs are
- * withdrawn together (one read, one pipeline of removals), instead of each being taken, read and dropped in turn while
- * windows close. A job already running is left to end on its own.
+ * One offer closed or too late under a backlog means the offers behind it (older: the jobs are LIFO) are too: the
+ * oldest waiting jobs are read from the queue (one range read), their offers checked together (one statement), and
+ * the jobs of those gone, closed or too late withdrawn in one pipeline, instead of each being taken, read and dropped
+ * in turn while windows close. A job already running is left to end on its own.
  */
 function withdrawTooLate(rt: Runtime): Promise<void> {
   const running = withdrawing.get(rt);
   if (running) return running;
   const run = (async () => {
-    const uuids = await tooLateToDistribute(rt.orm.em.fork(), distributionCutoffMs(rt.config), WITHDRAW_TOO_LATE);
+    const waiting = await rt.queues.get('offer-distribution').getRanges(['wait'], 0, WITHDRAW_TOO_LATE - 1);
+    const candidates = waiting.filter((id) => id.startsWith(DISTRIBUTE_JOB_PREFIX)).map((id) => id.slice(DISTRIBUTE_JOB_PREFIX.length)).filter((u) => UUID.test(u));
+    if (!candidates.length) return;
+    const uuids = await tooLateToDistribute(rt.orm.em.fork(), candidates, distributionCutoffMs(rt.config));
     if (!uuids.length) return;
     await rt.queues.withdraw('offer-distribution', 'distribute', uuids.map((offerUuid) => ({ offerUuid })));
-    rt.log.info({ offers: uuids.length }, 'distribution jobs withdrawn: too little of their window left');
+    rt.log.info({ offers: uuids.length }, 'distribution jobs withdrawn: their offers closed or with too little of their window left');
   })()
     .catch((err: unknown) => rt.log.warn({ err: String(err) }, 'too-late distribution jobs not withdrawn; each will find its offer late'))
     .finally(() => withdrawing.delete(rt));
