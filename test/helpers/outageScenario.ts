@@ -18,6 +18,7 @@
  * - windows closed late, measured from their deadline or from the end of the outage their deadline fell in:
  *   p99 and max within 10 s.
  */
+import { distributionCutoffMs } from '../../src/domain/distribution/distribute.js';
 import { expect } from 'chai';
 import got, { type Got } from 'got';
 import { createServer, type Server } from 'node:http';
@@ -39,8 +40,11 @@ import { testRedisCluster } from './redisCluster.js';
 import { waitFor } from './wait.js';
 
 const WINDOW_MS = 8000;
-/** an offer reaches the central unless its window overlaps an outage and ends within this of its recovery */
-const PUSH_GRACE_MS = 4000;
+/**
+ * an offer reaches the central unless its window overlaps an outage and ends within this of its recovery: the
+ * repair's 4 s, and the last tenth of the window, in which no offer is distributed any more (DIST-1, issue 32)
+ */
+const PUSH_GRACE_MS = 4000 + distributionCutoffMs({ distributionCutoffMs: 1000, offerResponseWindowMs: WINDOW_MS });
 /** an offer every this many ms */
 const EVERY_MS = 150;
 const CLIENT_TIMEOUT_MS = 10_000;
