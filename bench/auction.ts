@@ -16,9 +16,14 @@
  *    process or processes), one central with 50 technicians covering the
  *    origin, a local receiver for the central's pushes and the generator's
  *    acceptance notifications (6.1), under the same burst: throughput,
- *    p50/p99 and ratios; then the burst's distribution backlog drains (how
- *    many of its offers were distributed before their window closed), the
- *    service's CPU seconds after the load stopped, and in an idle window;
+ *    p50/p99 and ratios; right after it, issue 32's step "under backlog"
+ *    (bench/closing.ts): BENCH_PIPELINE_OFFERS offers over 3 s, answered,
+ *    their windows closing while the burst's backlog drains, with the same
+ *    figures as item 4; meanwhile when the backlog ends and when the service
+ *    is idle (how many of the burst's offers were distributed before their
+ *    window closed), the service's CPU seconds after the load stopped, and in
+ *    an idle window; at the end, issue 32's three targets against the run's
+ *    own figures;
  * 3b. the sustained rate (bench/sustained.ts): offers posted at BENCH_RATES
  *    per second in turn, each for the window plus 5 s (so the first 5 s's
  *    windows close while the step still posts at its rate), up to the first
