@@ -10,7 +10,7 @@ import { config as loadConfig, ConfigError, type Config } from '../../config/ind
 import { createOrm, failFastPg } from '../db/orm.js';
 import { logger } from '../logger.js';
 import { Queues } from '../queues/queues.js';
-import { createRedis, failFastOptions, watchRedis, whenReady, type Redis } from '../queues/redis.js';
+import { createRedis, duplicateRedis, failFastOptions, watchRedis, whenReady, type Redis } from '../queues/redis.js';
 import { RedisEventPublisher } from '../realtime/bus.js';
 import { createGeocoder } from '../geocoding/index.js';
 import type { Runtime } from '../domain/ports.js';
@@ -29,13 +29,21 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   // answers 503 (the reconcile repairs a lost enqueue). Workers and the real-time subscriber have
   // connections of their own, which wait for Redis.
   const redis = createRedis(cfg, failFastOptions(cfg.redisCommandTimeoutMs));
+  // The queue producers have a connection of their own, sending each command as it comes (ISS32-1): BullMQ defines
+  // its 60-odd Lua scripts on the connection it is given, and ioredis copies every defined script onto each
+  // pipeline it makes, which with auto-pipelining is one per tick; on the runtime's connection (the limits, the
+  // events, the quota: auto-pipelined) that copy was a tenth of the API process's CPU under a burst.
+  const producers = duplicateRedis(redis, { enableAutoPipelining: false });
   // Without an offline queue a command sent before the first connection is refused: wait for it a moment
   // (a process started while Redis is away still starts, and answers 503 where it needs Redis).
-  await whenReady(redis, Math.max(1000, cfg.redisCommandTimeoutMs)).catch((err: unknown) => log.warn({ err: String(err) }, 'Redis not ready at start'));
+  await Promise.all(
+    [redis, producers].map((r) => whenReady(r, Math.max(1000, cfg.redisCommandTimeoutMs)).catch((err: unknown) => log.warn({ err: String(err) }, 'Redis not ready at start'))),
+  );
   // ioredis reports each failed reconnection; without a listener it prints them to stderr
   redis.on('error', (err: unknown) => log.warn({ err: String(err) }, 'Redis connection error'));
-  const stopWatching = watchRedis(redis, { timeoutMs: cfg.redisCommandTimeoutMs || 3000, log });
-  const queues = new Queues(redis, cfg.queuePrefix, cfg, cfg);
+  producers.on('error', (err: unknown) => log.warn({ err: String(err) }, 'Redis connection error (queue producers)'));
+  const stopWatching = [redis, producers].map((r) => watchRedis(r, { timeoutMs: cfg.redisCommandTimeoutMs || 3000, log }));
+  const queues = new Queues(producers, cfg.queuePrefix, cfg, cfg);
   // Without a listener BullMQ prints connection errors to the console; log them as JSON lines instead.
   for (const q of queues.all()) q.on('error', (err) => log.warn({ queue: q.name, err }, 'queue connection error'));
   const events = new RedisEventPublisher(redis, cfg.queuePrefix);
@@ -57,11 +65,12 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
     async close() {
       if (closed) return;
       closed = true;
-      stopWatching();
+      for (const stop of stopWatching) stop();
       await rt.acceptanceSends?.drain();
       await unsubscribe();
       await queues.close();
       await orm.close(true);
+      producers.disconnect();
       redis.disconnect();
     },
   };
