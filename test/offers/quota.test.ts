@@ -8,7 +8,8 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { ApiUser, Offer } from '../../src/db/entities/index.js';
-import { QUOTA_MESSAGES, offerQuotaKeyPrefix } from '../../src/api/offers/quota.js';
+import { QUOTA_MESSAGES, offerQuotaKeyPrefix, takeOfferQuota } from '../../src/api/offers/quota.js';
+import type { DomainError } from '../../src/domain/errors.js';
 import { provision } from '../../src/provisioning/index.js';
 import { openApiDocument } from '../../src/api/document/openapi.js';
 import { basic, startApp, type TestApp } from '../helpers/harness.js';
@@ -100,6 +101,38 @@ describe('offer quota per generator (D24)', () => {
   it('keeps its counts in Redis under the queue prefix, one key per generator', async () => {
     const keys = await app.rt.redis.keys(`${offerQuotaKeyPrefix(app.rt.config.queuePrefix)}*`);
     expect(keys.length).to.equal(2);
+  });
+
+  it('concurrent offers of one generator take their places together and exactly: with 3 left of its minute, 3 of 8 at once pass (ISS32-2)', async () => {
+    const em = app.rt.orm.em.fork();
+    const res = await provision(em, {
+      apiUsers: [{ username: 'gen-quota-burst', password: 'quota-secret-9', status: 'ACTIVO', endpoints: ['*'], businessName: 'Ráfaga', nit: '955501', offersPerMinute: 3 }],
+    });
+    expect(res.ok, JSON.stringify(res)).to.equal(true);
+    const bodies = Array.from({ length: 8 }, () => offerBody());
+    const answers = await Promise.all(bodies.map((b) => offer(basic('gen-quota-burst', 'quota-secret-9'), b)));
+    const statuses = answers.map((a) => a.statusCode);
+    expect(statuses.filter((s) => s === 200), statuses.join(',')).to.have.length(3);
+    expect(statuses.filter((s) => s === 429), statuses.join(',')).to.have.length(5);
+    for (const a of answers.filter((x) => x.statusCode === 429)) expect(Number(a.headers['retry-after'])).to.be.within(1, 60);
+    const stored = await app.rt.orm.em.fork().count(Offer, { uuid: { $in: bodies.map((b) => b.uuid as string) } });
+    expect(stored, 'only the offers that took a place are stored').to.equal(3);
+  });
+
+  it('eight takes at once with 3 places: the first two alone, the other six in one increment of which one place is left: 3 taken, 5 refused (ISS32-2)', async () => {
+    const em = app.rt.orm.em.fork();
+    const res = await provision(em, {
+      apiUsers: [{ username: 'gen-quota-batch', password: 'quota-secret-8', status: 'ACTIVO', endpoints: ['*'], businessName: 'Lote', nit: '955502', offersPerMinute: 3 }],
+    });
+    expect(res.ok, JSON.stringify(res)).to.equal(true);
+    const user = await app.rt.orm.em.fork().findOneOrFail(ApiUser, { username: 'gen-quota-batch' });
+    const takes = await Promise.allSettled(Array.from({ length: 8 }, () => takeOfferQuota(app.rt, user)));
+    expect(takes.map((t) => t.status)).to.deep.equal(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected', 'rejected', 'rejected', 'rejected']);
+    for (const t of takes.filter((x): x is PromiseRejectedResult => x.status === 'rejected')) {
+      expect((t.reason as DomainError).code).to.equal('quota.offers');
+      expect((t.reason as DomainError<'quota.offers'>).facts.retryAfterS).to.be.within(1, 60);
+    }
+    expect(Number(await app.rt.redis.get(`${offerQuotaKeyPrefix(app.rt.config.queuePrefix)}:${user.id}`)), 'counted as eight increments of one').to.equal(8);
   });
 
   it('documents the 429 with Retry-After on both operations', () => {

@@ -19,6 +19,8 @@ import { ApiUser, Offer, OfferTransition } from '../../src/db/entities/index.js'
 import { createOffer } from '../../src/domain/offers/create/create.js';
 import type { OfferInput } from '../../src/domain/offers/create/input.js';
 import { jobId } from '../../src/queues/registry.js';
+import { authFailLimit } from '../../src/auth/failLimit.js';
+import { offerQuotaKeyPrefix, takeOfferQuota } from '../../src/api/offers/quota.js';
 
 /** The Redis commands sent while `fn` runs (every ioredis client of this process), by name. */
 async function redisCommandsOf(fn: () => Promise<unknown>): Promise<string[]> {
@@ -65,6 +67,23 @@ describe('POST /oferta: round trips on the common path (issue 12.1)', () => {
     expect(statements, statements.join('\n---\n')).to.have.length(1);
     // the failed-authentication limit's counts and trust marker in one MGET; the offer quota (D24, RET-6); the two jobs
     expect(redis, redis.join(', ')).to.deep.equal(['mget', 'evalsha', 'evalsha', 'evalsha']);
+  });
+
+  it('twenty checks at once: the failed-authentication reads and the quota increments go together, three commands each for twenty (ISS32-2)', async () => {
+    const generator = await makeGenerator(app.rt.orm.em.fork());
+    const user = await app.rt.orm.em.fork().findOneOrFail(ApiUser, { id: generator.user.id });
+    const guard = authFailLimit(app.rt);
+    let passed: unknown[] = [];
+    const redis = await redisCommandsOf(async () => {
+      passed = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => Promise.all([guard.forClient(`10.0.0.${i}`).begin('basic', user.username), takeOfferQuota(app.rt, user)])),
+      );
+    });
+    expect(passed).to.have.length(20);
+    // two go alone while none is in flight, the other eighteen together
+    expect(redis.filter((c) => c === 'mget'), redis.join(', ')).to.have.length(3);
+    expect(redis.filter((c) => c === 'evalsha'), redis.join(', ')).to.have.length(3);
+    expect(Number(await app.rt.redis.get(`${offerQuotaKeyPrefix(app.rt.config.queuePrefix)}:${user.id}`)), 'the quota counted every offer once').to.equal(20);
   });
 
   it('twenty offers at once: at most five INSERTs (four alone while none is in flight, then the rest together), every offer with its audit row and both jobs', async () => {
