@@ -20,7 +20,6 @@ import { CredentialCache, subscribeAuthInvalidation } from '../auth/cache.js';
 
 export type { Runtime };
 
-/** `role`: the process's part (`web`, `worker <queues>`), named to PostgreSQL (application_name); a worker's producers auto-pipeline. */
 export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Logger; role?: string } = {}): Promise<Runtime> {
   const log = opts.log ?? logger();
   // D21: bounded waits for PostgreSQL and Redis (a 503 instead of a hang, src/outage.ts).
@@ -30,13 +29,11 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
   // answers 503 (the reconcile repairs a lost enqueue). Workers and the real-time subscriber have
   // connections of their own, which wait for Redis.
   const redis = createRedis(cfg, failFastOptions(cfg.redisCommandTimeoutMs));
-  // The queue producers have a connection of their own (ISS32-1): BullMQ defines its 60-odd Lua scripts on the
-  // connection it is given, and ioredis copies every defined script onto each pipeline it makes, which with
-  // auto-pipelining is one per tick; on the runtime's connection (the limits, the quota, the events:
-  // auto-pipelined) that copy was a tenth of the API process's CPU under a burst. The API's adds go in explicit
-  // pipelines (addMany), so its producers send each command as it comes; a worker's keep TC-4's auto-pipelining
-  // (a closing batch's removals, one per window, leave in one write).
-  const producers = duplicateRedis(redis, { enableAutoPipelining: Boolean(opts.role?.startsWith('worker')) });
+  // The queue producers have a connection of their own, sending each command as it comes (ISS32-1): BullMQ defines
+  // its 60-odd Lua scripts on the connection it is given, and ioredis copies every defined script onto each
+  // pipeline it makes, which with auto-pipelining is one per tick; on the runtime's connection (the limits, the
+  // events, the quota: auto-pipelined) that copy was a tenth of the API process's CPU under a burst.
+  const producers = duplicateRedis(redis, { enableAutoPipelining: false });
   // Without an offline queue a command sent before the first connection is refused: wait for it a moment
   // (a process started while Redis is away still starts, and answers 503 where it needs Redis).
   await Promise.all(

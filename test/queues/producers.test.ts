@@ -2,8 +2,7 @@
  * Issue 32 (ISS32-1): the queue producers have a Redis connection of their own. BullMQ defines its Lua scripts on
  * the connection it is given and ioredis copies every defined script onto each pipeline it makes; the runtime's
  * connection auto-pipelines (a pipeline per tick: the limits, the quota, the live events), so it must not carry
- * BullMQ's scripts. The producers' connection fails fast as the runtime's does (D21) and closes with the runtime; the
- * API's sends each command as it comes (its adds are explicit pipelines), a worker's auto-pipelines (TC-4).
+ * BullMQ's scripts. The producers' connection fails fast as the runtime's does (D21) and closes with the runtime.
  */
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
@@ -11,9 +10,6 @@ import { startApp } from '../helpers/harness.js';
 import { jobId } from '../../src/queues/registry.js';
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '../helpers/wait.js';
-import { pino } from 'pino';
-import { createRuntime } from '../../src/main/runtime.js';
-import { loadConfig } from '../../config/index.js';
 
 const scriptsOf = (r: unknown) => Object.keys((r as { scriptsSet: Record<string, unknown> }).scriptsSet);
 
@@ -38,15 +34,5 @@ describe('the queue producers’ Redis connection (issue 32, ISS32-1)', () => {
       await app.close();
     }
     await waitFor(() => producers.status === 'end', { what: 'the producers’ connection closed with the runtime' });
-  });
-
-  it('a worker’s producers auto-pipeline (TC-4: a closing batch’s removals leave in one write), on their own connection too', async () => {
-    const rt = await createRuntime(loadConfig(process.env), { log: pino({ level: 'silent' }), role: 'worker offer-evaluation,webhook-dispatch' });
-    try {
-      expect(rt.queues.connection).to.not.equal(rt.redis);
-      expect((rt.queues.connection as Redis).options.enableAutoPipelining).to.equal(true);
-    } finally {
-      await rt.close();
-    }
   });
 });
