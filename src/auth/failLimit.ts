@@ -86,8 +86,8 @@ export function authFailLimit({ config, redis, log }: Deps): AuthFailLimit {
   const byId = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}-id`, points: config.authFailLimitId, duration });
   const byPair = new RateLimiterRedis({ storeClient: redis, keyPrefix: `${prefix}-pair`, points: config.authFailLimitId, duration });
   const trustKey = (id: string, ip: string) => `${prefix}-ok:${id}:${ip}`;
-  // The reads of concurrent attempts go together, one MGET for all (ISS32-2): under a burst each request's own
-  // command was a tenth of the API process's Redis work.
+  // The reads of concurrent attempts go together, one MGET for all (ISS32-2): with the quota's increment it was one of
+  // the two Redis commands each POST /oferta sent on its own.
   const reads = new Coalescer<string[], Array<string | null>>(async (batch) => {
     const replies = await getMany(redis, batch.flat());
     return batch.map((keys, i) => replies.slice(i * keys.length, (i + 1) * keys.length));
