@@ -42,6 +42,9 @@ const quotas = new WeakMap<object, Map<number, Quota>>();
 /** At most this many of one generator's requests share one increment, and this many increments of one generator are in flight. */
 const TAKE_BATCH = { max: 256, concurrency: 2 };
 
+/** The generators whose coalescers a process keeps before it starts again from none. */
+const MAX_GENERATORS = 10_000;
+
 function quotaFor(rt: Rt, points: number): Quota {
   let bySize = quotas.get(rt);
   if (!bySize) {
@@ -95,9 +98,6 @@ export async function takeOfferQuota(rt: Rt, generator: Pick<ApiUser, 'id' | 'of
   if (take.kind === 'refused') throw new DomainError('quota.offers', { limit: points, retryAfterS: take.retryAfterS });
   if (take.kind === 'unchecked') rt.log.warn({ err: take.err }, 'offer quota skipped: Redis failed');
 }
-
-/** The generators whose coalescers a process keeps before it starts again from none. */
-const MAX_GENERATORS = 10_000;
 
 /** The 429 an operation that creates an offer declares. */
 export const quotaExceeded: ResponseDecl = {

@@ -141,7 +141,7 @@ async function tooLate(rt: Runtime, offerUuid: string, neverRecorded: boolean): 
 /** the most waiting jobs one withdrawal looks at: the oldest (the jobs are LIFO, the oldest wait longest) */
 const WITHDRAW_TOO_LATE = 1000;
 /** a distribution job's id is this and its offer's uuid (src/queues/registry.ts, jobId) */
-const DISTRIBUTE_JOB_PREFIX = `${jobId('distribute', '')}`;
+const DISTRIBUTE_JOB_PREFIX = jobId('distribute', '');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** the processes' withdrawal running now, if any: one at a time */
 const withdrawing = new WeakMap<Runtime, Promise<void>>();
