@@ -24,6 +24,12 @@
  * self time by package, over their whole run; the profiler's own cost
  * inflates that run's CPU figures.
  *
+ * BENCH_SYSCALLS=1 counts each server's system calls that move bytes on a
+ * socket (`strace -c`, Debian's strace) per request, at the fixed rate and in
+ * the bursts: on loopback each write runs the peer's TCP receive path in the
+ * writer's system call, so their number weighs more than their size. strace
+ * slows what it traces: the CPU figures of such a run are not comparable.
+ *
  *   npm run bench:api-cost
  *   BENCH_RATE=300 BENCH_SECONDS=24 BENCH_SEGMENTS=8 npm run bench:api-cost
  *   BENCH_SECONDS=24 BENCH_CPU_PROF=1 npm run bench:api-cost
@@ -45,6 +51,9 @@ const SEGMENTS = Number(process.env.BENCH_SEGMENTS ?? 4);
 const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
+const SYSCALLS = process.env.BENCH_SYSCALLS === '1';
+/** the system calls that move a socket's bytes (libuv's and the kernel's names) */
+const IO_CALLS = ['write', 'writev', 'sendto', 'sendmsg', 'read', 'readv', 'recvfrom', 'recvmsg'];
 
 // ---------------------------------------------------------------- servers
 
@@ -66,6 +75,33 @@ interface Tally {
   redisMs: number;
   latencies: number[];
   ceiling: { answered: number; seconds: number };
+  /** BENCH_SYSCALLS: calls by name at the fixed rate and in the bursts */
+  calls: { rate: Map<string, number>; burst: Map<string, number> };
+}
+
+/** Counts `pid`'s (all its threads') socket calls until the returned function is called, which gives them by name. */
+function traceCalls(pid: number): () => Promise<Map<string, number>> {
+  if (!SYSCALLS) return async () => new Map();
+  const strace = spawn('strace', ['-c', '-f', '-e', `trace=${IO_CALLS.join(',')}`, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let out = '';
+  strace.stderr.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((r) => strace.once('exit', () => r()));
+  return async () => {
+    strace.kill('SIGINT');
+    await exited;
+    // "% time seconds usecs/call calls errors syscall": the calls column, and the name last
+    const counts = new Map<string, number>();
+    for (const line of out.split('\n')) {
+      const cols = line.trim().split(/\s+/);
+      const name = cols.at(-1)!;
+      if (IO_CALLS.includes(name)) counts.set(name, Number(cols[3]));
+    }
+    return counts;
+  };
+}
+
+function addCalls(into: Map<string, number>, from: Map<string, number>): void {
+  for (const [name, n] of from) into.set(name, (into.get(name) ?? 0) + n);
 }
 
 async function portOpen(port: number): Promise<boolean> {
@@ -111,7 +147,9 @@ const notOk = (statuses: Record<number, number>) => Object.entries(statuses).red
 /** One fixed-rate segment on `server`, added to its tally. */
 async function segment(server: Server, tally: Tally, seconds: number): Promise<void> {
   const [own0, pg0, redis0] = [cpuMs(server.pid), cpuByPid('postgres'), cpuByPid('redis-server')];
+  const calls = traceCalls(server.pid);
   const load = await offerLoad(loadOn(server, RATE, seconds));
+  addCalls(tally.calls.rate, await calls());
   const [own1, pg1, redis1] = [cpuMs(server.pid), cpuByPid('postgres'), cpuByPid('redis-server')];
   tally.answered += load.latencies.length;
   tally.notOk += notOk(load.statuses);
@@ -124,7 +162,9 @@ async function segment(server: Server, tally: Tally, seconds: number): Promise<v
 
 /** One closed-loop burst on `server`, added to its ceiling. */
 async function burst(server: Server, tally: Tally, seconds: number): Promise<void> {
+  const calls = traceCalls(server.pid);
   const load = await offerLoad(loadOn(server, 0, seconds));
+  addCalls(tally.calls.burst, await calls());
   tally.ceiling.answered += load.latencies.length;
   tally.ceiling.seconds += load.seconds;
   tally.notOk += notOk(load.statuses);
@@ -153,6 +193,16 @@ function printTable(api: Tally, floor: Tally): void {
   line('  all three, ms', (t) => t.userMs + t.systemMs + t.postgresMs + t.redisMs);
   row('  latency p50 / p99, ms', latency(api), latency(floor), '');
   row('ceiling of one process, req/s (closed loop)', ceiling(api).toFixed(0), ceiling(floor).toFixed(0), ratio(ceiling(api), ceiling(floor)));
+  if (SYSCALLS) {
+    const calls = (t: Tally, at: 'rate' | 'burst', names: string[]) =>
+      names.reduce((n, name) => n + (t.calls[at].get(name) ?? 0), 0) / (at === 'rate' ? t.answered : t.ceiling.answered);
+    for (const at of ['rate', 'burst'] as const) {
+      for (const [label, names] of [['writes', IO_CALLS.slice(0, 4)], ['reads', IO_CALLS.slice(4)]] as const) {
+        const [a, f] = [calls(api, at, [...names]), calls(floor, at, [...names])];
+        row(`  socket ${label} per request, ${at === 'rate' ? 'fixed rate' : 'bursts'}`, a.toFixed(2), f.toFixed(2), ratio(a, f));
+      }
+    }
+  }
   if (api.notOk + floor.notOk) console.log(`!! ${api.notOk + floor.notOk} requests were not answered 200`);
 }
 
@@ -191,7 +241,7 @@ async function main(): Promise<void> {
     try {
       servers.push(await startServer('floor', fileURLToPath(import.meta.url), { ...env, BENCH_FLOOR_ROLE: '1' }, port, {}));
       servers.push(await startServer('API', fileURLToPath(new URL('../src/main/web.js', import.meta.url)), env, port + 1, { authorization: basic }));
-      const tallies = servers.map((): Tally => ({ answered: 0, notOk: 0, userMs: 0, systemMs: 0, postgresMs: 0, redisMs: 0, latencies: [], ceiling: { answered: 0, seconds: 0 } }));
+      const tallies = servers.map((): Tally => ({ answered: 0, notOk: 0, userMs: 0, systemMs: 0, postgresMs: 0, redisMs: 0, latencies: [], ceiling: { answered: 0, seconds: 0 }, calls: { rate: new Map(), burst: new Map() } }));
       for (const server of servers) await offerLoad(loadOn(server, 0, WARMUP_S));
       // in turns, so a host that speeds up or slows down during the run weighs on both alike
       for (let turn = 0; turn < SEGMENTS; turn++) for (const [i, server] of servers.entries()) await segment(server, tallies[i], SECONDS / SEGMENTS);

@@ -82,6 +82,7 @@ import { startPipelineFloor } from './pipeline-floor.js';
 import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
 import { closingStep, spread, type Closing, type ClosingWorld } from './closing.js';
 import { STEADY_S, pct, postOffer, printCpu, sleep, stepText, sustainedRate, until, type Pipeline, type Sustained } from './sustained.js';
+import { jobId } from '../src/queues/registry.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
@@ -174,6 +175,8 @@ function closingRows(row: Row, label: string, c: Closing): void {
   row(`${label}: deadline → selection p50 / p99 / max (ms)`, spread(c.selectionLate), '—', '≤ 50 / 100');
   row(`${label}: deadline → 6.1 request received p50 / p99 / max (ms)`, spread(c.notifyLate), '—', '≤ 50 / 100');
   row(`${label}: selection → 6.1 claimed / claimed → received p50 / p99 / max (ms)`, `${spread(c.claimLate)}, ${spread(c.sendLate)}`, '—', '');
+  row(`${label}: batches; windows per batch p50 / p99 / max`, `${c.batchSizes.length}; ${spread(c.batchSizes)}`, '—', '');
+  row(`${label}: evaluation jobs run; deadline → job started / job's run p50 / p99 / max (ms)`, `${c.jobRun.length}; ${spread(c.jobStartLate)}, ${spread(c.jobRun)}`, '—', '');
   const critical = c.cpuPerWindow.find(([k]) => k.endsWith('(time-critical)'))?.[1] ?? NaN;
   const all = c.cpuPerWindow.reduce((n, [, ms]) => n + ms, 0);
   row(`${label}: CPU per window closed, time-critical worker / whole service (ms)`, `${f2(critical)} / ${f2(all)}`, '—', '');
@@ -410,6 +413,11 @@ async function main(): Promise<void> {
     );
     const pid = service.child.pid!;
     const distQueue = new Queue('offer-distribution', { connection: redis, prefix });
+    const evalQueue = new Queue('offer-evaluation', { connection: redis, prefix });
+    const evaluationJobs = async (uuids: readonly string[]) => {
+      const jobs = await Promise.all(uuids.map((u) => evalQueue.getJob(jobId('evaluate', u))));
+      return new Map(jobs.flatMap((j, i) => (j ? [[uuids[i], { processedOn: j.processedOn, finishedOn: j.finishedOn }] as const] : [])));
+    };
     const backlog = async () => {
       const c = await distQueue.getJobCounts('waiting', 'active', 'prioritized', 'delayed');
       return (c.waiting ?? 0) + (c.active ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0);
@@ -446,6 +454,7 @@ async function main(): Promise<void> {
       acceptances: receiver.acceptances,
       sql,
       backlog,
+      evaluationJobs,
       pid,
       windowMs: WINDOW_MS,
       boundMs: DRAIN_MAX_S * 1000,
@@ -625,6 +634,7 @@ async function main(): Promise<void> {
     }
     console.log(`(pushes received by the central: ${receiver.pushes}; service log: ${logFile})`);
     await distQueue.close();
+    await evalQueue.close();
   } finally {
     if (service) {
       const code = await service.stop();

@@ -39,6 +39,8 @@ export interface ClosingWorld {
   windowMs: number;
   /** how long the waits may last */
   boundMs: number;
+  /** the evaluation jobs of these offers still kept (the ones that ran; a batch withdraws the others'), by offer uuid */
+  evaluationJobs?(uuids: readonly string[]): Promise<Map<string, { processedOn?: number; finishedOn?: number }>>;
   /** as the first window closes and once all closed (bench:auction's pg_stat_statements) */
   closingStarted?(): Promise<void>;
   closingEnded?(): Promise<void>;
@@ -58,6 +60,11 @@ export interface Closing {
   notifyLate: number[];
   claimLate: number[];
   sendLate: number[];
+  /** windows closed together (a batch's selections share their time), ascending */
+  batchSizes: number[];
+  /** the evaluation jobs that ran (the others were withdrawn by a batch): deadline → job started, and its run time (ms, ascending) */
+  jobStartLate: number[];
+  jobRun: number[];
   outcomes: Record<string, number>;
   /** deadline → selection (ms): the slowest in each half-second of deadlines from the first, in order */
   worstByHalfSecond: number[];
@@ -173,6 +180,13 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
   const notifyLate = sortNum(rows.filter((r) => w.acceptances.has(r.uuid)).map((r) => w.acceptances.get(r.uuid)! - at(r.deadline)));
   const claimLate = sortNum(rows.filter((r) => r.selected && r.claimed).map((r) => at(r.claimed) - at(r.selected)));
   const sendLate = sortNum(rows.filter((r) => r.claimed && w.acceptances.has(r.uuid)).map((r) => w.acceptances.get(r.uuid)! - at(r.claimed)));
+  const jobs = (await w.evaluationJobs?.(uuids)) ?? new Map<string, { processedOn?: number; finishedOn?: number }>();
+  const ran = rows.map((r) => ({ r, job: jobs.get(r.uuid) })).filter((x) => x.job?.processedOn);
+  const jobStartLate = sortNum(ran.map(({ r, job }) => job!.processedOn! - at(r.deadline)));
+  const jobRun = sortNum(ran.filter(({ job }) => job!.finishedOn).map(({ job }) => job!.finishedOn! - job!.processedOn!));
+  const batches = new Map<number, number>();
+  for (const r of rows) if (r.selected) batches.set(at(r.selected), (batches.get(at(r.selected)) ?? 0) + 1);
+  const batchSizes = sortNum([...batches.values()]);
   const first = Math.min(...rows.map((r) => at(r.deadline)));
   const worstByHalfSecond: number[] = [];
   for (const r of rows.filter((x) => x.selected)) {
@@ -194,6 +208,9 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
     notifyLate,
     claimLate,
     sendLate,
+    batchSizes,
+    jobStartLate,
+    jobRun,
     outcomes,
     worstByHalfSecond: [...worstByHalfSecond].map((x) => x ?? 0),
     cpuPerWindow,
