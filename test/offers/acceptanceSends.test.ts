@@ -287,5 +287,25 @@ describe('acceptance notification sent by the selecting process', () => {
       expect((await fork().findOneOrFail(Offer, { uuid })).state).to.equal('ACEPTADA');
       expect(held).to.have.length(1);
     });
+
+    it('a batch’s answers that come back together are recorded together (issue 32): the pool is not taken one connection per send', async () => {
+      const sends = new InFlight(20, (err) => expect.fail(String(err)));
+      app.rt.acceptanceSends = sends;
+      const holder = await makeGenerator(fork(), { urlApi: hookUrl, apiEndpoint: { respuesta: '/hook' } });
+      const uuids: string[] = [];
+      for (let i = 0; i < 8; i++) uuids.push(await answered(holder.auth));
+      await makeDue(app, uuids);
+      const before = held.length;
+      const statements = await statementsOf(async () => {
+        expect(await evaluateOffer(app.rt, uuids[0])).to.equal('selected');
+        await waitFor(() => held.length === before + 8, 5000, 'the generator to hold the 8 notifications');
+        // all answered in one go, as a generator's replies to a batch's requests come back
+        for (const res of held.splice(before)) res.end('ok');
+        await sends.drain();
+      });
+      const records = statements.filter((q) => /^with sent as \(/.test(q.trim()));
+      expect(records.length, 'two written at once at most, the others together after them').to.be.within(1, 3);
+      for (const uuid of uuids) expect(await deliveryOf(uuid)).to.include({ state: 'ok', attempts: 1, statusCode: 200 });
+    });
   });
 });

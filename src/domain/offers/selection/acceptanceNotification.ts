@@ -11,7 +11,7 @@ import type { ApiUser, Offer, OfferResponse } from '../../../db/entities/index.j
 import type { Reservation } from '../../ports.js';
 import type { Runtime } from '../../ports.js';
 import { claimPending, createDelivery, loadDelivery, markSending, unfinishedOf, type ClaimedDelivery } from '../../../db/stores/deliveries.js';
-import { attemptDelivery, failAbandoned, profileEndpoint } from '../../../webhooks/dispatch.js';
+import { AttemptRecords, attemptDelivery, failAbandoned, profileEndpoint } from '../../../webhooks/dispatch.js';
 import type { WebhookOutcome } from '../../../webhooks/send.js';
 import { acceptancePayload, type AcceptanceFacts } from './acceptancePayload.js';
 import { lockOffer } from '../lifecycle/stateMachine.js';
@@ -161,9 +161,18 @@ export async function dispatchAcceptance(rt: Runtime, deliveryId: string): Promi
   return sendClaimed(rt, em, delivery);
 }
 
+const recordsOf = new WeakMap<Pick<Runtime, 'orm'>, AttemptRecords>();
+
+/** The process's 6.1 answers are recorded together when they come back together (a closing batch's, issue 32). */
+function acceptanceRecords(rt: Pick<Runtime, 'orm'>): AttemptRecords {
+  let records = recordsOf.get(rt);
+  if (!records) recordsOf.set(rt, (records = new AttemptRecords(() => rt.orm.em.fork())));
+  return records;
+}
+
 /** One attempt at a claimed 6.1: only a 200 accepts, so anything else is final and rejects the selection. */
 async function sendClaimed(rt: Runtime, em: EntityManager, delivery: ClaimedDelivery): Promise<WebhookOutcome> {
-  const sent = await attemptDelivery(em, delivery, rt.config, (o) => (o.statusCode === 200 ? 'ok' : 'failed'));
+  const sent = await attemptDelivery(em, delivery, rt.config, (o) => (o.statusCode === 200 ? 'ok' : 'failed'), 'system', acceptanceRecords(rt));
   const accepted = sent.recorded && sent.verdict === 'ok';
   if (!accepted) await rejectSelection(rt, em, delivery.id);
   return { ...sent.outcome, ok: accepted };
