@@ -85,10 +85,16 @@ function traceCalls(pid: number): () => Promise<Map<string, number>> {
   const strace = spawn('strace', ['-c', '-f', '-e', `trace=${IO_CALLS.join(',')}`, '-p', String(pid)], { stdio: ['ignore', 'ignore', 'pipe'] });
   let out = '';
   strace.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((r) => strace.once('exit', () => r()));
+  let failed: Error | null = null;
+  const exited = new Promise<void>((r) => {
+    strace.once('exit', () => r());
+    // Debian's strace, not installed on every machine (apt-get install -y strace)
+    strace.once('error', (err) => ((failed = err), r()));
+  });
   return async () => {
     strace.kill('SIGINT');
     await exited;
+    if (failed) throw new Error(`BENCH_SYSCALLS=1 needs strace: ${String(failed)}`);
     // "% time seconds usecs/call calls errors syscall": the calls column, and the name last
     const counts = new Map<string, number>();
     for (const line of out.split('\n')) {

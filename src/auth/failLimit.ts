@@ -90,7 +90,8 @@ export function authFailLimit({ config, redis, log }: Deps): AuthFailLimit {
   // the two Redis commands each POST /oferta sent on its own.
   const reads = new Coalescer<string[], Array<string | null>>(async (batch) => {
     const replies = await getMany(redis, batch.flat());
-    return batch.map((keys, i) => replies.slice(i * keys.length, (i + 1) * keys.length));
+    let at = 0;
+    return batch.map((keys) => replies.slice(at, (at += keys.length)));
   }, READ_BATCH);
 
   const headers = (points: number, res: RateLimiterRes): Record<string, string> => ({

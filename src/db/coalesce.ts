@@ -13,6 +13,21 @@ export class Refused {
   constructor(readonly error: unknown) {}
 }
 
+/**
+ * A batch's run that, when the batch as a whole fails, runs again item by item: one item PostgreSQL refuses then
+ * fails only its own call (`Refused`), the others go through. A batch of one fails as it is.
+ */
+export function orOneByOne<T, R>(run: (items: T[]) => Promise<R[]>): (items: T[]) => Promise<Array<R | Refused>> {
+  return async (items) => {
+    try {
+      return await run(items);
+    } catch (err) {
+      if (items.length === 1) throw err;
+      return Promise.all(items.map((one) => run([one]).then(([r]) => r, (e: unknown) => new Refused(e))));
+    }
+  };
+}
+
 export class Coalescer<T, R> {
   private readonly waiting: Array<{ item: T; resolve: (r: R) => void; reject: (err: unknown) => void }> = [];
   private inFlight = 0;

@@ -21,7 +21,7 @@ import { storableText } from '../text.js';
 import { sendWebhook, type WebhookOutcome } from './send.js';
 import { configTargets } from './targets.js';
 import { webhookDeliveries } from '../metrics/metrics.js';
-import { Coalescer, Refused } from '../db/coalesce.js';
+import { Coalescer, orOneByOne } from '../db/coalesce.js';
 
 /** What a send needs of the configuration: its timeout and where it may go. */
 export type SendConfig = Pick<Config, 'webhookTimeoutMs' | 'outboundAllowPrivate' | 'outboundAllowHosts'>;
@@ -121,37 +121,37 @@ async function record(em: EntityManager, sent: readonly SentDelivery[], actor: s
 /** at most two records written at once; the answers that arrive meanwhile go together, up to 64 */
 const RECORD_BATCH = { max: 64, concurrency: 2 };
 
+type RecordedRow = { id: string; next: string | null };
+
 /**
  * The records of tries answered about together (issue 32: the 6.1 sends a
  * closing batch starts at once come back together): while two records are
  * being written, the answers that arrive wait and are then written together,
- * in one statement (src/db/coalesce.ts). A closing batch's sends so hold two
- * of the process's PostgreSQL connections, not one each: with one each, a
- * batch of twenty took the whole pool and the next closing waited for it.
- * Alone, a record waits for nothing. A batch PostgreSQL refuses is written
- * again row by row, so one bad row fails only its own record.
+ * in one statement per actor (src/db/coalesce.ts). A closing batch's sends so
+ * hold two of the process's PostgreSQL connections, not one each: with one
+ * each, a batch of twenty took the whole pool and the next closing waited for
+ * it. Alone, a record waits for nothing. A batch PostgreSQL refuses is
+ * written again row by row, so one bad row fails only its own record.
  */
 export class AttemptRecords {
-  private readonly batches: Coalescer<SentDelivery, { id: string; next: string | null } | null>;
+  private readonly batches: Coalescer<{ sent: SentDelivery; actor: string }, RecordedRow | null>;
 
-  constructor(em: () => EntityManager, actor = 'system') {
-    this.batches = new Coalescer(async (sent) => {
-      const byId = async (batch: SentDelivery[]) => {
-        const rows = new Map((await record(em(), batch, actor)).map((r) => [r.id, r]));
-        return batch.map((s) => rows.get(s.id) ?? null);
-      };
-      try {
-        return await byId(sent);
-      } catch (err) {
-        if (sent.length === 1) throw err;
-        return Promise.all(sent.map((one) => byId([one]).then(([r]) => r, (e: unknown) => new Refused(e))));
-      }
-    }, RECORD_BATCH);
+  constructor(em: () => EntityManager) {
+    this.batches = new Coalescer(
+      orOneByOne(async (batch: Array<{ sent: SentDelivery; actor: string }>) => {
+        const byActor = new Map<string, SentDelivery[]>();
+        for (const { sent, actor } of batch) byActor.set(actor, [...(byActor.get(actor) ?? []), sent]);
+        const rows = new Map<string, RecordedRow>();
+        for (const [actor, sent] of byActor) for (const r of await record(em(), sent, actor)) rows.set(r.id, r);
+        return batch.map(({ sent }) => rows.get(sent.id) ?? null);
+      }),
+      RECORD_BATCH,
+    );
   }
 
   /** Records one try; resolves with its row (null: it was no longer 'sending', nothing was written). */
-  record(sent: SentDelivery): Promise<{ id: string; next: string | null } | null> {
-    return this.batches.submit(sent);
+  record(sent: SentDelivery, actor: string): Promise<RecordedRow | null> {
+    return this.batches.submit({ sent, actor });
   }
 }
 
@@ -172,7 +172,7 @@ export async function attemptDelivery(
   records?: AttemptRecords,
 ): Promise<Attempt> {
   const sent = await sendDelivery(d, cfg, judge);
-  const row = records ? await records.record(sent) : (await record(em, [sent], actor))[0];
+  const row = records ? await records.record(sent, actor) : (await record(em, [sent], actor))[0];
   const { url, outcome, verdict, error } = sent;
   return { url, outcome, verdict, error, recorded: Boolean(row), next: row?.next ?? null };
 }

@@ -1,6 +1,6 @@
 /** Natural batching (src/main/coalesce.ts): alone at once, together while busy, each call answered for itself. */
 import { expect } from 'chai';
-import { Coalescer, Refused } from '../../src/db/coalesce.js';
+import { Coalescer, Refused, orOneByOne } from '../../src/db/coalesce.js';
 
 /** A run whose batches are recorded and finished by the test. */
 function gated() {
@@ -68,5 +68,24 @@ describe('Coalescer', () => {
     const settled = await Promise.allSettled([c.submit(1)]);
     expect(settled[0].status).to.equal('rejected');
     expect(String((settled[0] as PromiseRejectedResult).reason)).to.contain('a batch of 1 gave 0 results');
+  });
+
+  it('orOneByOne: a batch that fails is run again item by item, so only the item refused fails; a batch of one fails as it is', async () => {
+    const runs: number[][] = [];
+    const run = orOneByOne(async (items: number[]) => {
+      runs.push(items);
+      if (items.includes(13)) throw new Error('13 refused');
+      return items.map((n) => n * 10);
+    });
+    const results = await run([1, 13, 3]);
+    expect(runs).to.deep.equal([[1, 13, 3], [1], [13], [3]]);
+    expect(results[0]).to.equal(10);
+    expect(results[1]).to.be.instanceOf(Refused);
+    expect(((results[1] as Refused).error as Error).message).to.equal('13 refused');
+    expect(results[2]).to.equal(30);
+    await run([13]).then(
+      () => expect.fail('a batch of one should fail'),
+      (err: Error) => expect(err.message).to.equal('13 refused'),
+    );
   });
 });

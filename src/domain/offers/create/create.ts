@@ -17,7 +17,7 @@ import { prepareOffer } from './prepare.js';
 import { scheduleManyOfferJobs, scheduleOfferJobs } from './schedule.js';
 import { setOfferSocket } from '../../../db/stores/offers.js';
 import { insertOffers, type InsertResult, type NewOffer, type OfferWrite } from './write.js';
-import { Coalescer, Refused } from '../../../db/coalesce.js';
+import { Coalescer, orOneByOne } from '../../../db/coalesce.js';
 
 export type CreateOutcome =
   | { kind: 'created'; uuid: string }
@@ -66,14 +66,10 @@ function offerWrites(rt: Runtime): OfferWrites {
   const known = writesOf.get(rt);
   if (known) return known;
   const w: OfferWrites = {
-    inserts: new Coalescer(async (batch) => {
-      try {
-        return await insertOffers(rt.orm.em.fork(), batch);
-      } catch (err) {
-        if (batch.length === 1) throw err;
-        return Promise.all(batch.map((one) => insertOffers(rt.orm.em.fork(), [one]).then(([r]) => r, (e: unknown) => new Refused(e))));
-      }
-    }, WRITE_BATCH),
+    inserts: new Coalescer(
+      orOneByOne((batch: OfferWrite[]) => insertOffers(rt.orm.em.fork(), batch)),
+      WRITE_BATCH,
+    ),
     schedules: new Coalescer<NewOffer, undefined>(async (batch) => {
       await scheduleManyOfferJobs(rt, batch);
       return batch.map(() => undefined);
