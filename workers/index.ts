@@ -17,7 +17,9 @@
  * already expired: src/domain/offers/selection/evaluation.ts), so when many are due together
  * the jobs queue briefly and the next one takes a larger batch and withdraws
  * the jobs of the rest, instead of small transactions competing for the CPU
- * and the pool (docs/decisions.md AUC-22). A job waiting for
+ * and the pool (docs/decisions.md AUC-22); then it stays on, closing the
+ * windows due next at their deadlines, as long as one is due within
+ * CLOSING_LINGER_MS (a closing run, ISS32-4). A job waiting for
  * its own offer's lock (a response being written) holds the next closings
  * that long. `npm start` runs these two queues in their own process
  * (src/main/all.ts); the jobs of the others (background work) wait on the
@@ -26,6 +28,7 @@
 import { Worker, type Job } from 'bullmq';
 import { JOB_NAMES, QUEUE_NAMES, TIME_CRITICAL_QUEUES, type JobName, type JobPayload, type QueueName } from '../src/queues/registry.js';
 import { ClosingGate } from '../src/queues/closingGate.js';
+import { ClosingRun } from '../src/domain/offers/selection/closingRun.js';
 import { createRedis } from '../src/queues/redis.js';
 import { startSchedules } from '../src/queues/schedules.js';
 import { startReconcile } from '../src/domain/outbox/reconcile.js';
@@ -47,6 +50,9 @@ export interface WorkerGroup {
   /** finish running jobs, take no new ones */
   close(): Promise<void>;
 }
+
+/** a closing run ends after this long (ms); the next due window's job starts the next one */
+export const CLOSING_RUN_MAX_MS = 5000;
 
 export const DEFAULT_CONCURRENCY: Readonly<Record<QueueName, number>> = {
   /** bounded: a backlog drains at this many offers at once, the rest of the pool stays free */
@@ -86,6 +92,9 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
   // offer done or too late cost a read each and do not wait)
   const gate = background.length ? new ClosingGate(() => rt.orm.em.fork(), { lateMs: rt.config.closingYieldLateMs, maxWaitMs: rt.config.closingYieldMaxMs }) : null;
   if (gate) rt.closingGate = gate;
+  // ISS32-4: an evaluation job closes the windows due right after its own, each at its deadline, until none is near
+  const closingRun = queues.includes('offer-evaluation') && rt.config.closingLingerMs > 0 ? new ClosingRun({ lingerMs: rt.config.closingLingerMs, maxRunMs: CLOSING_RUN_MAX_MS }) : null;
+  if (closingRun) rt.closingRun = closingRun;
   const workers = QUEUE_NAMES.filter((q) => queues.includes(q)).map((queue) => {
     const table = handlers[queue] as Record<string, (rt: Runtime, data: unknown, job: Job) => Promise<void>>;
     const yields = gate && background.includes(queue) && queue !== 'offer-distribution' ? gate : null;
@@ -128,6 +137,8 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
   return {
     workers,
     async close() {
+      // a run waiting for its next deadline ends now; its job ends after the batch it is closing
+      closingRun?.stop();
       await reconciler.stop();
       await Promise.all(workers.map((w) => w.close()));
       // the evaluations have ended: the sends they started finish before the process goes on stopping

@@ -13,6 +13,7 @@ import type { CredentialCache } from '../auth/cache.js';
 import type { Geocoder } from '../geocoding/geocoder.js';
 import type { Queues } from '../queues/queues.js';
 import type { Redis } from '../queues/redis.js';
+import type { ClosingRun } from './offers/selection/closingRun.js';
 
 /** Who receives a live event (D10). */
 export type Audience =
@@ -96,5 +97,7 @@ export interface Runtime {
    * starts, while the closing of windows is behind; null elsewhere
    */
   closingGate: { pass(queue: string): Promise<number> } | null;
+  /** set by a worker that takes evaluation jobs (workers/index.ts, ISS32-4): its jobs close the windows due next; null elsewhere */
+  closingRun: ClosingRun | null;
   close(): Promise<void>;
 }

@@ -62,6 +62,7 @@ export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Lo
     authCache,
     acceptanceSends: null,
     closingGate: null,
+    closingRun: null,
     async close() {
       if (closed) return;
       closed = true;

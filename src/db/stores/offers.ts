@@ -57,7 +57,10 @@ const LOCK_EXPIRED = lockingBatch(`o.state = 'SIN_RESPUESTA' and o.expires_at <=
 
 async function lockBatch(em: EntityManager, statement: Prepared, ownUuid: string, limit: number, now: Date): Promise<LockedOfferRow[]> {
   // One statement: the own row is locked first (the outer query reads `own` before `others`), then the others.
-  const rows = await sql<LockedOfferRow>(em, statement, [ownUuid, now.toISOString(), limit]);
+  return readLocked(em, await sql<LockedOfferRow>(em, statement, [ownUuid, now.toISOString(), limit]));
+}
+
+function readLocked(em: EntityManager, rows: LockedOfferRow[]): LockedOfferRow[] {
   for (const w of rows) {
     w.deadlineAt = readDate(em, w.deadlineAt);
     w.expiresAt = readDate(em, w.expiresAt);
@@ -65,9 +68,18 @@ async function lockBatch(em: EntityManager, statement: Prepared, ownUuid: string
   return rows;
 }
 
-/** Locks the own offer (waiting for it) and up to `limit` other ABIERTA offers past their deadline nobody holds. */
-export function lockDueOffers(em: EntityManager, ownUuid: string, limit: number, now: Date): Promise<LockedOfferRow[]> {
-  return lockBatch(em, LOCK_DUE, ownUuid, limit, now);
+/** Windows due (ABIERTA past their deadline) that nobody holds, oldest first: a closing run's batch without an own offer. */
+const LOCK_DUE_ANY = prepared(`select ${LOCKED_COLUMNS}, false as own from offer o join api_user g on g.id = o.generator_id
+   where o.state = 'ABIERTA' and o.deadline_at <= $1
+   order by o.deadline_at limit $2 for update of o skip locked`);
+
+/**
+ * Locks the own offer (waiting for it) and up to `limit` other ABIERTA offers past their deadline nobody holds; with
+ * no own offer (a closing run's later batches, ../../domain/offers/selection/closingRun.ts), up to `limit` of them.
+ */
+export async function lockDueOffers(em: EntityManager, ownUuid: string | null, limit: number, now: Date): Promise<LockedOfferRow[]> {
+  if (ownUuid !== null) return lockBatch(em, LOCK_DUE, ownUuid, limit, now);
+  return readLocked(em, await sql<LockedOfferRow>(em, LOCK_DUE_ANY, [now.toISOString(), limit]));
 }
 
 /** Locks the own offer (waiting for it) and up to `limit` other SIN_RESPUESTA offers past their expiry nobody holds. */
@@ -378,6 +390,15 @@ export async function tooLateToDistribute(em: EntityManager, uuids: readonly str
 /** The oldest ABIERTA window past its deadline by less than $1 ms: how far behind the closing is (ms). */
 const OLDEST_OVERDUE = prepared(`select extract(epoch from now() - min(deadline_at)) * 1000 as ms from offer
    where state = 'ABIERTA' and deadline_at <= now() and deadline_at > now() - $1 * interval '1 millisecond'`);
+
+/** The earliest deadline of an open window after $1 (from the partial index of open deadlines). */
+const NEXT_OPEN_DEADLINE = prepared(`select min(deadline_at) as at from offer where state = 'ABIERTA' and deadline_at > $1`);
+
+/** When the next window due after `after` is due (it may be already); null when there is none. */
+export async function nextOpenDeadline(em: EntityManager, after: Date): Promise<Date | null> {
+  const [row] = await sql<{ at: Date | null }>(em, NEXT_OPEN_DEADLINE, [after.toISOString()]);
+  return readDate(em, row?.at ?? null);
+}
 
 /** How overdue the oldest open window is (ms), ignoring those overdue by `stuckMs` or more; null when none is. */
 export async function oldestOverdueWindowMs(em: EntityManager, stuckMs: number): Promise<number | null> {

@@ -48,9 +48,10 @@ export type ClosedWindow =
  * Locks the job's own offer (waiting for it: a response being written holds
  * it) and up to `limit` other ABIERTA offers past their deadline that no one
  * else holds (SKIP LOCKED, so no two batches wait on each other). Returns the
- * ABIERTA ones, the own first.
+ * ABIERTA ones, the own first. Without an own offer (a closing run's later
+ * batches), only the others.
  */
-export async function lockDueWindows(em: EntityManager, ownUuid: string, limit: number, now: Date): Promise<DueWindow[]> {
+export async function lockDueWindows(em: EntityManager, ownUuid: string | null, limit: number, now: Date): Promise<DueWindow[]> {
   const rows = (await lockDueOffers(em, ownUuid, limit, now)) as Array<DueWindow & { own: boolean }>;
   return rows.filter((w) => !w.own || w.state === 'ABIERTA').map(({ own: _own, ...w }) => w);
 }

@@ -13,6 +13,10 @@
  * selection stays punctual. The job's own offer is locked first and waited for (a
  * response being written holds it), the others are only taken when free, so
  * no two batches wait on each other.
+ *
+ * The evaluation worker's job then stays on as a closing run (ISS32-4,
+ * closingRun.ts): the next batches, each at its deadline, without the
+ * queue's hop between them, while what followed the previous commit goes on.
  */
 import type { Runtime } from '../../ports.js';
 import { enqueueAcceptance, resumeAcceptance, sendClaimedAcceptance, SendingClaims } from './acceptanceNotification.js';
@@ -24,7 +28,8 @@ import { selectionEvents } from './selection.js';
 import { scheduleExpiries } from '../create/schedule.js';
 import { closeWindows, lockDueWindows, type ClosedWindow } from './closing.js';
 import { expireLocked, lockExpired } from './expiry.js';
-import { offerStateAndUnfinished } from '../../../db/stores/offers.js';
+import { nextOpenDeadline, offerStateAndUnfinished } from '../../../db/stores/offers.js';
+import type { ClosingRun } from './closingRun.js';
 
 const ACTOR = 'system:evaluation';
 /** the most windows one evaluation closes in one transaction */
@@ -32,8 +37,12 @@ export const CLOSE_BATCH = 100;
 /** the most offers one expiry job expires in one transaction */
 export const EXPIRE_BATCH = 100;
 
-/** ABIERTA → ACEPTADA with the best response, or → SIN_RESPUESTA without any. Returns what happened to `uuid`. */
-export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selected' | 'no-response' | 'nothing'> {
+/**
+ * ABIERTA → ACEPTADA with the best response, or → SIN_RESPUESTA without any. Returns what happened to `uuid`. With
+ * `run` (the evaluation worker's), the job then closes the windows due right after, each batch at its deadline
+ * (closingRun.ts, ISS32-4). It returns once what followed every commit has ended.
+ */
+export async function evaluateOffer(rt: Runtime, uuid: string, run: ClosingRun | null = null): Promise<'selected' | 'no-response' | 'nothing'> {
   // A window another job's batch closed while this job was already running costs one plain read (no transaction,
   // no lock): its state with, to repair a lost enqueue, its acceptance notification still unsent.
   const seen = await offerStateAndUnfinished(rt.orm.em.fork(), uuid, 'acceptance');
@@ -41,6 +50,47 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
     await resumeAcceptance(rt, uuid, seen?.unfinished ?? []);
     return 'nothing';
   }
+  const tails = new Tails();
+  try {
+    const now = new Date();
+    const closed = await closeDueBatch(rt, uuid, now, tails);
+    const mine = closed.find((c) => c.uuid === uuid);
+    if (!mine) await resumeAcceptance(rt, uuid);
+    if (run) {
+      const steps = {
+        next: (after: Date) => nextOpenDeadline(rt.orm.em.fork(), after),
+        close: async (at: Date) => (await closeDueBatch(rt, null, at, tails)).length,
+      };
+      await run.run(steps, now).catch((err: unknown) => rt.log.warn({ err }, 'closing run ended by an error; the windows it left keep their own jobs'));
+    }
+    return mine?.kind ?? 'nothing';
+  } finally {
+    await tails.settled();
+  }
+}
+
+/** What follows the commits of a job's batches: waited for together, at the job's end. None of it throws. */
+class Tails {
+  private readonly running = new Set<Promise<unknown>>();
+
+  add(work: Promise<unknown>): void {
+    const tracked = work.finally(() => this.running.delete(tracked));
+    this.running.add(tracked);
+  }
+
+  async settled(): Promise<void> {
+    while (this.running.size) await Promise.allSettled([...this.running]);
+  }
+}
+
+/**
+ * One transaction: the own window (when there is one, waited for) and the others due at `now` that nobody holds,
+ * closed (closing.ts). After its commit the 6.1 sends this process holds places for start at once; their claims, the other
+ * 6.1 enqueues, the expiries of the unanswered, the live events and the withdrawal of the other windows' jobs go to
+ * `tails`, so a closing run's next batch need not wait for them. The moves' own announcements (`offer.state`, the
+ * state notifications) run on commit, before the live events of the selections.
+ */
+async function closeDueBatch(rt: Runtime, ownUuid: string | null, now: Date, tails: Tails): Promise<ClosedWindow[]> {
   // A 6.1 this process will send right after the commit has a place held before the write; it is claimed just before
   // its request goes out (one statement for the batch's: SendingClaims). Places the commit's step does not start (the
   // transaction failed) are released.
@@ -53,30 +103,28 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
   let closed: ClosedWindow[];
   try {
     closed = await rt.orm.em.fork().transactional(async (em) => {
-      const windows = await lockDueWindows(em, uuid, CLOSE_BATCH - 1, new Date());
+      const windows = await lockDueWindows(em, ownUuid, CLOSE_BATCH - (ownUuid ? 1 : 0), now);
       if (!windows.length) return [];
       let batch: ClosedWindow[] = [];
-      // After the commit, first the acceptance notifications (6.1: sent from here when a place is held, else
-      // enqueued) and the expiries of the unanswered, then the moves' own announcements (declared by closeWindows,
-      // after this step). A lost expiry enqueue is the sweeper's once the offer is overdue.
+      // After the commit, first the acceptance notifications (6.1: started from here when a place is held, else
+      // enqueued) and the expiries of the unanswered (both left running in `tails`), then the moves' own
+      // announcements (declared by closeWindows, after this step). A lost expiry enqueue is the sweeper's once the
+      // offer is overdue.
       onCommit(em, async () => {
         const claims = new SendingClaims(rt);
         const unanswered = batch.filter((c) => c.kind !== 'selected');
-        await Promise.all([
-          ...batch.map((c) => {
-            if (c.kind === 'selected') {
-              const { claimed } = c;
-              if (claimed) return sendClaimedAcceptance(rt, places.get(claimed.id)!, claimed, claims);
-              const deliveryId = c.selection.deliveryId;
-              if (deliveryId) return afterCommit(rt, 'enqueue acceptance notification', { deliveryId }, () => enqueueAcceptance(rt, deliveryId));
-            }
-            return undefined;
-          }),
-          // the expiries of the unanswered in one round trip
-          unanswered.length
-            ? afterCommit(rt, 'enqueue expiries', { count: unanswered.length }, () => scheduleExpiries(rt, unanswered))
-            : undefined,
-        ]);
+        for (const c of batch) {
+          if (c.kind !== 'selected') continue;
+          const { claimed } = c;
+          // started now, while its place is held (the `finally` below releases the places not started)
+          if (claimed) sendClaimedAcceptance(rt, places.get(claimed.id)!, claimed, claims);
+          else if (c.selection.deliveryId) {
+            const deliveryId = c.selection.deliveryId;
+            tails.add(afterCommit(rt, 'enqueue acceptance notification', { deliveryId }, () => enqueueAcceptance(rt, deliveryId)));
+          }
+        }
+        // the expiries of the unanswered in one round trip
+        if (unanswered.length) tails.add(afterCommit(rt, 'enqueue expiries', { count: unanswered.length }, () => scheduleExpiries(rt, unanswered)));
       });
       batch = await closeWindows(em, rt.config, windows, ACTOR, claimNow);
       return batch;
@@ -95,20 +143,14 @@ export async function evaluateOffer(rt: Runtime, uuid: string): Promise<'selecte
       events.push({ offer: c.ref, event: 'offer.closed', data: { result: 'no-response' } });
     }
   }
+  if (events.length) tails.add(publishOfferEvents(rt, events));
   // The evaluation jobs of the other windows this batch closed would only find them closed: withdrawn (a job
   // already running is left to end on its own; a lost 6.1 enqueue they used to repair is the sweeper's).
-  const othersClosed = closed.filter((c) => c.uuid !== uuid).map((c) => ({ offerUuid: c.uuid }));
-  await Promise.all([
-    events.length ? publishOfferEvents(rt, events) : undefined,
-    othersClosed.length
-      ? afterCommit(rt, 'withdraw closed windows\' evaluations', { count: othersClosed.length }, () =>
-          rt.queues.withdraw('offer-evaluation', 'evaluate', othersClosed),
-        )
-      : undefined,
-  ]);
-  const mine = closed.find((c) => c.uuid === uuid);
-  if (!mine) await resumeAcceptance(rt, uuid);
-  return mine?.kind ?? 'nothing';
+  const othersClosed = closed.filter((c) => c.uuid !== ownUuid).map((c) => ({ offerUuid: c.uuid }));
+  if (othersClosed.length) {
+    tails.add(afterCommit(rt, "withdraw closed windows' evaluations", { count: othersClosed.length }, () => rt.queues.withdraw('offer-evaluation', 'evaluate', othersClosed)));
+  }
+  return closed;
 }
 
 /**

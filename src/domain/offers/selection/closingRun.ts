@@ -1,0 +1,89 @@
+/**
+ * ISS32-4 (issue 32): the evaluation job that closes a batch of due windows
+ * stays on for the windows due right after it, closing each batch at its
+ * deadline instead of handing every one back to the queue. Between two
+ * batches the job otherwise went through BullMQ (finish, the next delayed job
+ * promoted on Redis's timer, fetched, one read of its offer): round trips on
+ * a busy host, and a wake-up only as precise as Redis's `hz`. In a run, the
+ * next batch starts at the next deadline (read from the partial index of open
+ * deadlines, timed here to the millisecond), and what follows a batch's commit
+ * (its 6.1 claims, events, expiries, the withdrawal of the jobs of the
+ * windows it closed) goes on while the next batch is closed.
+ *
+ * The BullMQ evaluation job of every window stays what makes its closing
+ * durable: a window a run does not reach (the run ended, the process died,
+ * its offer was held by a response being written) is closed by its own job.
+ * A run ends when no window is due within `lingerMs`, after `maxRunMs`, on
+ * its first error (logged: the windows' own jobs are still there), and at
+ * once when the process stops (after the batch it is closing).
+ */
+
+export interface ClosingRunOptions {
+  /** a run waits for the next deadline when it is at most this far (ms); 0: no runs */
+  lingerMs: number;
+  /** a run ends after this long (ms), leaving the next windows to their jobs */
+  maxRunMs: number;
+}
+
+export interface ClosingRunSteps {
+  /** the earliest deadline of an open window after `after` (it may be past), null when there is none */
+  next(after: Date): Promise<Date | null>;
+  /** closes a batch of the windows due at `now` that nobody holds; returns how many it closed */
+  close(now: Date): Promise<number>;
+}
+
+export class ClosingRun {
+  private stopped = false;
+  private readonly wakes = new Set<() => void>();
+
+  constructor(
+    readonly opts: ClosingRunOptions,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** No run waits any more, and none starts: the process is stopping (the job running ends after its batches). */
+  stop(): void {
+    this.stopped = true;
+    for (const wake of this.wakes) wake();
+  }
+
+  /**
+   * After a batch that took the windows due at `from`: closes the next batches due within `lingerMs` of each other,
+   * each at its deadline; returns how many windows it closed. A batch takes every window due by its start that
+   * nobody holds; the next one is sought after that start, so a window held then (a response being written) is
+   * taken by the next batch, or by its own job once the run has ended. Rejects with a batch's error.
+   */
+  async run(steps: ClosingRunSteps, from: Date): Promise<number> {
+    const started = this.now();
+    let after = from;
+    let closed = 0;
+    while (!this.stopped && this.opts.lingerMs > 0 && this.now() - started < this.opts.maxRunMs) {
+      const next = await steps.next(after);
+      if (!next) break;
+      const wait = next.getTime() - this.now();
+      if (wait > this.opts.lingerMs) break;
+      if (wait > 0 && !(await this.sleep(wait))) break;
+      after = new Date(this.now());
+      closed += await steps.close(after);
+    }
+    return closed;
+  }
+
+  /** Resolves true after `ms`, false at once if the process stops meanwhile. */
+  private sleep(ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      // stopped while it was reading the next deadline
+      if (this.stopped) return resolve(false);
+      const wake = () => {
+        clearTimeout(timer);
+        this.wakes.delete(wake);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        this.wakes.delete(wake);
+        resolve(!this.stopped);
+      }, ms);
+      this.wakes.add(wake);
+    });
+  }
+}

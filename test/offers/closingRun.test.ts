@@ -1,0 +1,167 @@
+/**
+ * ISS32-4 (issue 32): an evaluation job stays on for the windows due right after its own and closes each batch at
+ * its deadline, never before it; their own jobs are withdrawn. Without runs (CLOSING_LINGER_MS=0) each window's own
+ * job closes it. A run waiting for its next deadline ends at once when the process stops, and ends on a batch's
+ * error, leaving the windows to their own jobs.
+ */
+import { expect } from 'chai';
+import { OfferTransition } from '../../src/db/entities/index.js';
+import { ClosingRun, type ClosingRunSteps } from '../../src/domain/offers/selection/closingRun.js';
+import { scheduleManyOfferJobs } from '../../src/domain/offers/create/schedule.js';
+import { jobId } from '../../src/queues/registry.js';
+import { startWorkers } from '../../workers/index.js';
+import { startApp, type TestApp } from '../helpers/harness.js';
+import { answeredOffer, closingParties, type Generator, type Responder } from '../helpers/offers.js';
+import { waitFor } from '../helpers/wait.js';
+
+describe('closing runs (issue 32, ISS32-4)', () => {
+  describe('the run', () => {
+    /** Steps over fixed deadlines: `next` gives the first after `after`, `close` records when it was asked. */
+    function steps(deadlines: number[], onClose: (at: Date) => Promise<number> = async () => 1) {
+      const closes: number[] = [];
+      const s: ClosingRunSteps = {
+        next: async (after) => {
+          const d = deadlines.find((x) => x > after.getTime());
+          return d === undefined ? null : new Date(d);
+        },
+        close: async (at) => {
+          closes.push(at.getTime());
+          return onClose(at);
+        },
+      };
+      return { s, closes };
+    }
+
+    it('closes each batch at its deadline, never before, and ends when the next is beyond the linger', async () => {
+      const t = Date.now();
+      const deadlines = [t + 40, t + 80, t + 120, t + 2000];
+      const { s, closes } = steps(deadlines);
+      const run = new ClosingRun({ lingerMs: 100, maxRunMs: 5000 });
+      expect(await run.run(s, new Date(t))).to.equal(3);
+      expect(closes).to.have.length(3);
+      closes.forEach((at, i) => expect(at, `batch ${i} not before its deadline`).to.be.at.least(deadlines[i]));
+    });
+
+    it('a deadline already past is closed at once, and the next is sought after that batch', async () => {
+      const t = Date.now();
+      const { s, closes } = steps([t - 50, t - 10]);
+      expect(await new ClosingRun({ lingerMs: 100, maxRunMs: 5000 }).run(s, new Date(t - 100))).to.equal(1);
+      // both past deadlines are due at the first batch's start: one batch took them, none was sought again
+      expect(closes).to.have.length(1);
+    });
+
+    it('stopping wakes a run waiting for its next deadline: it ends without closing', async () => {
+      const t = Date.now();
+      const { s, closes } = steps([t + 60_000]);
+      const run = new ClosingRun({ lingerMs: 120_000, maxRunMs: 300_000 });
+      const running = run.run(s, new Date(t));
+      run.stop();
+      expect(await running).to.equal(0);
+      expect(closes).to.deep.equal([]);
+      // and a stopped run starts no more
+      expect(await run.run(steps([Date.now() - 1]).s, new Date(0))).to.equal(0);
+    });
+
+    it('ends on a batch’s error, which it rejects with; after maxRunMs it ends', async () => {
+      const t = Date.now();
+      const failing = steps([t - 5, t + 5, t + 10], async () => {
+        throw new Error('PostgreSQL away');
+      });
+      await new ClosingRun({ lingerMs: 100, maxRunMs: 5000 }).run(failing.s, new Date(t - 10)).then(
+        () => expect.fail('the run should reject'),
+        (err: Error) => expect(err.message).to.equal('PostgreSQL away'),
+      );
+      expect(failing.closes, 'no batch after the failed one').to.have.length(1);
+      const endless = { next: async () => new Date(Date.now() - 1), close: async () => 1 };
+      const ran = await new ClosingRun({ lingerMs: 100, maxRunMs: 30 }).run(endless, new Date());
+      expect(ran).to.be.at.least(1);
+    });
+  });
+
+  describe('in the evaluation worker', () => {
+    let app: TestApp;
+    let gen: Generator;
+    let fast: Responder;
+    const fork = () => app.rt.orm.em.fork();
+
+    /** Answered offers whose windows close `gapMs` apart from `firstMs` from now, with their evaluation jobs. */
+    async function staggered(n: number, firstMs: number, gapMs: number): Promise<Array<{ uuid: string; deadlineAt: Date }>> {
+      const offers: Array<{ uuid: string; deadlineAt: Date }> = [];
+      for (let i = 0; i < n; i++) offers.push({ uuid: await answeredOffer(app, gen, [[fast, 8]]), deadlineAt: new Date(0) });
+      const base = Date.now() + firstMs;
+      offers.forEach((o, i) => (o.deadlineAt = new Date(base + i * gapMs)));
+      for (const o of offers) await fork().getConnection().execute(`update offer set deadline_at = ? where uuid = ?`, [o.deadlineAt, o.uuid]);
+      await scheduleManyOfferJobs(app.rt, offers);
+      return offers;
+    }
+
+    /** When each offer left ABIERTA, once all have. */
+    async function closedAt(offers: ReadonlyArray<{ uuid: string }>): Promise<OfferTransition[]> {
+      return waitFor(
+        async () => {
+          const moves = await fork().find(OfferTransition, { offer: { $in: offers.map((o) => o.uuid) }, fromState: 'ABIERTA' });
+          return moves.length === offers.length ? moves : null;
+        },
+        { what: 'every window closed' },
+      );
+    }
+
+    async function withWorker<T>(lingerMs: string, fn: () => Promise<T>): Promise<T> {
+      app = await startApp({ env: { QUEUE_PREFIX: `${process.env.QUEUE_PREFIX}_run${lingerMs}`, CLOSING_LINGER_MS: lingerMs, SWEEP_INTERVAL_MS: '0' } });
+      ({ gen, fast } = await closingParties(app));
+      await app.rt.queues.get('offer-evaluation').obliterate({ force: true });
+      // the 6.1 is enqueued, not sent (no process here takes webhook-dispatch)
+      const workers = await startWorkers(app.rt, { queues: ['offer-evaluation'] });
+      try {
+        return await fn();
+      } finally {
+        await workers.close();
+        await app.close();
+      }
+    }
+
+    it('the first window’s job closes the next ones at their deadlines; their own jobs are withdrawn', async () => {
+      await withWorker('250', async () => {
+        const offers = await staggered(4, 400, 60);
+        const moves = await closedAt(offers);
+        for (const o of offers) {
+          const move = moves.find((m) => m.offer.uuid === o.uuid)!;
+          expect(move.toState).to.equal('ACEPTADA');
+          expect(move.at.getTime(), 'not before its deadline').to.be.at.least(o.deadlineAt.getTime());
+        }
+        const queue = app.rt.queues.get('offer-evaluation');
+        await waitFor(async () => (await queue.getJobCounts('active')).active === 0, { what: 'the run ended' });
+        const jobs = await Promise.all(offers.map((o) => queue.getJob(jobId('evaluate', o.uuid))));
+        expect(jobs[0]?.finishedOn, 'the first window’s job ran').to.be.a('number');
+        expect(jobs.slice(1), 'the others were closed by its run and their jobs withdrawn').to.deep.equal([undefined, undefined, undefined]);
+        expect(await fork().count(OfferTransition, { offer: { $in: offers.map((o) => o.uuid) }, fromState: 'ABIERTA' }), 'one move each').to.equal(4);
+      });
+    });
+
+    it('without runs (CLOSING_LINGER_MS=0) each window’s own job closes it', async () => {
+      await withWorker('0', async () => {
+        expect(app.rt.closingRun).to.equal(null);
+        const offers = await staggered(3, 300, 60);
+        await closedAt(offers);
+        const queue = app.rt.queues.get('offer-evaluation');
+        await waitFor(async () => (await queue.getJobCounts('active', 'waiting', 'delayed')).active === 0, { what: 'the jobs ended' });
+        const jobs = await Promise.all(offers.map((o) => queue.getJob(jobId('evaluate', o.uuid))));
+        expect(jobs.map((j) => typeof j?.finishedOn)).to.deep.equal(['number', 'number', 'number']);
+      });
+    });
+
+    it('stopping the worker ends a run waiting for its next deadline at once; that window’s own job is kept', async () => {
+      await withWorker('5000', async () => {
+        const [first, second] = await staggered(2, 300, 3000);
+        await closedAt([first]);
+        const queue = app.rt.queues.get('offer-evaluation');
+        // the first window's job is still running: its run waits for the second deadline, 3 s away
+        expect((await queue.getJobCounts('active')).active).to.equal(1);
+        app.rt.closingRun!.stop();
+        await waitFor(async () => (await queue.getJobCounts('active')).active === 0, { what: 'the run ended', timeoutMs: 2000 });
+        expect(await fork().count(OfferTransition, { offer: second.uuid, fromState: 'ABIERTA' }), 'the second window is still open').to.equal(0);
+        expect(await queue.getJob(jobId('evaluate', second.uuid)), 'its own job is still there').to.not.equal(undefined);
+      });
+    });
+  });
+});
