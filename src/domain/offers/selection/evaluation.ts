@@ -69,12 +69,15 @@ export async function evaluateOffer(rt: Runtime, uuid: string, run: ClosingRun |
   }
 }
 
-/** What follows the commits of a job's batches: waited for together, at the job's end. None of it throws. */
+/**
+ * What follows the commits of a job's batches: waited for together, at the job's end. Each step logs its own failure
+ * (afterCommit, publishOfferEvents), so none is left to reject here.
+ */
 class Tails {
   private readonly running = new Set<Promise<unknown>>();
 
   add(work: Promise<unknown>): void {
-    const tracked = work.finally(() => this.running.delete(tracked));
+    const tracked: Promise<unknown> = work.catch(() => undefined).finally(() => this.running.delete(tracked));
     this.running.add(tracked);
   }
 
