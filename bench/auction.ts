@@ -80,7 +80,7 @@ import { f0, f1, f2 } from './format.js';
 import { offerLoad } from './offerLoad.js';
 import { startPipelineFloor } from './pipeline-floor.js';
 import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
-import { closingStep, spread, type Closing, type ClosingWorld } from './closing.js';
+import { SAMPLE_MS, closingStep, spread, type Closing, type ClosingWorld } from './closing.js';
 import { STEADY_S, pct, postOffer, printCpu, sleep, stepText, sustainedRate, until, type Pipeline, type Sustained } from './sustained.js';
 import { jobId } from '../src/queues/registry.js';
 
@@ -618,7 +618,7 @@ async function main(): Promise<void> {
       printStatements(pgStats, PIPELINE_OFFERS);
     }
     for (const [label, c] of [['under backlog', underBacklog], ['pipeline', quiet]] as const) {
-      console.log(`\n${label}: the time-critical worker's PostgreSQL backends while its windows closed (${c.samples} samples every 10 ms): ${c.backends.map(([k, n]) => `${k} ${f0((100 * n) / c.samples)} %`).join(', ')}`);
+      console.log(`\n${label}: the time-critical worker's PostgreSQL backends while its windows closed (${c.samples} samples every ${SAMPLE_MS} ms): ${c.backends.map(([k, n]) => `${k} ${f0((100 * n) / c.samples)} %`).join(', ')}`);
       console.log(`${label}: the other PostgreSQL backends at work in those samples: ${c.otherBackends.map(([k, n]) => `${k} ${f0((100 * n) / c.samples)} %`).join(', ') || 'none'}`);
       console.log(`${label}: the latest selection in each half-second of deadlines (ms): ${c.worstByHalfSecond.map((ms) => f0(ms)).join(' ')}`);
       console.log(`${label}: CPU ms per window while they closed: ${c.cpuPerWindow.map(([k, ms]) => `${PART_LABELS[k] ?? k} ${f2(ms)}`).join(', ')}`);
@@ -643,7 +643,8 @@ async function main(): Promise<void> {
     }
     await receiver.close();
     await rt.close();
-    await dropDatabase(dbUrl).catch(() => undefined);
+    if (process.env.BENCH_KEEP_DB === '1') console.log(`(database kept: ${dbUrl})`);
+    else await dropDatabase(dbUrl).catch(() => undefined);
     await deleteKeys(redis, prefix);
     if (hzBefore !== '100') await redis.config('SET', 'hz', hzBefore);
     redis.disconnect();

@@ -17,7 +17,13 @@ import { performance } from 'node:perf_hooks';
 import { treeProcesses } from './cpu.js';
 import { pct, sleep, until } from './sustained.js';
 
-const SAMPLE_MS = 10;
+/**
+ * The sampler is the bench's own load on the host it measures: each sample cost 1.7 ms of a PostgreSQL backend's CPU
+ * and 0.8 ms of the bench's (a loop of 400 samples, measured on issue 32's fifth-session host), so every
+ * 10 ms it took about a fifth of a core from the closing it watched. Every 100 ms by default (BENCH_SAMPLE_MS: finer
+ * for a closer look, at that cost).
+ */
+export const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS ?? 100);
 const TIME_CRITICAL_APP = 'broker worker offer-evaluation%';
 
 export interface ClosingWorld {
