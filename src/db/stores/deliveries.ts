@@ -54,7 +54,7 @@ export function deliveryRow<O, R>(d: NewDelivery<O, R>) {
 /** A row as a batch writes it without the unit of work: the offer's uuid, the receiver's id. */
 export type DeliveryRow = ReturnType<typeof deliveryRow<string | null, number>>;
 /** A row written already claimed (claimedAtWrite). */
-type ClaimedRow = Omit<DeliveryRow, 'state'> & { state: 'sending'; sentAt: Date };
+export type ClaimedRow = Omit<DeliveryRow, 'state'> & { state: 'sending'; sentAt: Date };
 /** A row claimed for sending, with its receiver's key and secret as they are now. */
 export interface ClaimedDelivery {
   id: string;
@@ -125,41 +125,51 @@ export async function markSending(em: EntityManager, ids: readonly string[]): Pr
 }
 
 /** Rows given as one JSON array, inserted in its order. */
-const INSERT_DELIVERIES = prepared(`insert into webhook_delivery (id, offer_uuid, kind, event_id, url, method, request_headers, request_body, receiver_id, state, attempts, created_at, sent_at)
+/**
+ * Inserts the rows given as one JSON array (deliveryRecords') in parameter `$n`, in its order: `seq` follows it, and
+ * D12 sends an offer's notices to one URL in that order. A fragment, so that a statement of another table that
+ * plans deliveries with its own writes (the offers' moves, ./offers.ts) inserts them in the same round trip.
+ */
+export function insertDeliveryRecords(n: number): string {
+  return `insert into webhook_delivery (id, offer_uuid, kind, event_id, url, method, request_headers, request_body, receiver_id, state, attempts, created_at, sent_at)
      select r.id, r.offer_uuid, r.kind, r.event_id, r.url, r.method, r.request_headers, r.request_body, r.receiver_id, r.state, r.attempts,
             r.created_at, r.sent_at
-       from jsonb_array_elements($1::jsonb) with ordinality as e(j, n),
+       from jsonb_array_elements($${n}::jsonb) with ordinality as e(j, n),
             jsonb_to_record(e.j) as r(id uuid, offer_uuid uuid, kind text, event_id text, url text, method text, request_headers jsonb,
                                       request_body jsonb, receiver_id int, state text, attempts int, created_at timestamptz, sent_at timestamptz)
-      order by e.n`);
+      order by e.n`;
+}
+
+const INSERT_DELIVERIES = prepared(insertDeliveryRecords(1));
+
+/** The rows of PUTs (deliveryRow's, or claimedAtWrite's) as insertDeliveryRecords reads them: one JSON array. */
+export function deliveryRecords(rows: ReadonlyArray<DeliveryRow | ClaimedRow>): string {
+  return JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      offer_uuid: r.offer,
+      kind: r.kind,
+      event_id: r.eventId,
+      url: r.url,
+      method: r.method,
+      request_headers: r.requestHeaders,
+      request_body: r.requestBody,
+      receiver_id: r.receiver,
+      state: r.state,
+      attempts: r.attempts,
+      created_at: r.createdAt.toISOString(),
+      sent_at: 'sentAt' in r ? r.sentAt.toISOString() : null,
+    })),
+  );
+}
 
 /**
  * The rows of PUTs (deliveryRow's, or claimedAtWrite's) in one INSERT, outside
- * the unit of work, through the driver (src/db/sql.ts), in the order given:
- * `seq` follows it, and D12 sends an offer's notices to one URL in that order.
+ * the unit of work, through the driver (src/db/sql.ts), in the order given.
  */
 export async function insertDeliveries(em: EntityManager, rows: ReadonlyArray<DeliveryRow | ClaimedRow>): Promise<void> {
   if (!rows.length) return;
-  const records = rows.map((r) => ({
-    id: r.id,
-    offer_uuid: r.offer,
-    kind: r.kind,
-    event_id: r.eventId,
-    url: r.url,
-    method: r.method,
-    request_headers: r.requestHeaders,
-    request_body: r.requestBody,
-    receiver_id: r.receiver,
-    state: r.state,
-    attempts: r.attempts,
-    created_at: r.createdAt.toISOString(),
-    sent_at: 'sentAt' in r ? r.sentAt.toISOString() : null,
-  }));
-  await sql(
-    em,
-    INSERT_DELIVERIES,
-    [JSON.stringify(records)],
-  );
+  await sql(em, INSERT_DELIVERIES, [deliveryRecords(rows)]);
 }
 
 /** Adds a pending PUT to the unit of work; the caller's flush/commit writes it. */

@@ -1,7 +1,8 @@
 /**
  * Statements on `offer`. One statement that also writes it lives with the
  * other table it writes: the distribution's mark (`distributed_at`) in
- * recordRecipients (./recipients.ts).
+ * recordRecipients (./recipients.ts). The moves' statement writes the audit
+ * rows and the deliveries with the offers, from those tables' own fragments.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Offer, type ApiUser, type DeliveryKind } from '../entities/index.js';
@@ -9,6 +10,7 @@ import { prepared, readDate, sql, type Prepared } from '../sql.js';
 import { insertCreationTransitions, insertTransitionRecords, type TransitionRecord } from './transitions.js';
 import { after, AGO, pageParams, type KeysetCursor, type KeysetRow } from './keyset.js';
 import { RECIPIENT_COUNTS } from './recipients.js';
+import { deliveryRecords, insertDeliveryRecords, type ClaimedRow, type DeliveryRow } from './deliveries.js';
 
 // --- moves ---
 
@@ -102,7 +104,8 @@ export interface OfferMoveRecord {
 }
 
 /**
- * Offers moved and their audit rows, in one statement whatever their number. The keys are also given as an array:
+ * Offers moved, their audit rows and the deliveries their moves plan, in one statement whatever their number (one
+ * round trip of a closing batch's few, issue 32). The keys are also given as an array:
  * the planner cannot count a jsonb record set's rows (it assumes 100) and, without them, joined it to the whole
  * offer table by a sequential scan, a cost that grows with the table. Codes already given are kept (D6).
  */
@@ -120,11 +123,19 @@ const MOVE_OFFERS = prepared(`with moved as (
            as v(uuid uuid, state text, assign boolean, central int, technician int, response int, ranking jsonb,
                 codigo_servicio text, codigo_solicitud text)
         where o.uuid = any($3::uuid[]) and o.uuid = v.uuid
+     ), delivered as (
+       ${insertDeliveryRecords(5)}
      )
      ${insertTransitionRecords(4)}`);
 
-export async function moveOfferRecords(em: EntityManager, now: Date, offers: readonly OfferMoveRecord[], audit: readonly TransitionRecord[]): Promise<void> {
-  await sql(em, MOVE_OFFERS, [now.toISOString(), JSON.stringify(offers), offers.map((o) => o.uuid), JSON.stringify(audit)]);
+export async function moveOfferRecords(
+  em: EntityManager,
+  now: Date,
+  offers: readonly OfferMoveRecord[],
+  audit: readonly TransitionRecord[],
+  deliveries: ReadonlyArray<DeliveryRow | ClaimedRow> = [],
+): Promise<void> {
+  await sql(em, MOVE_OFFERS, [now.toISOString(), JSON.stringify(offers), offers.map((o) => o.uuid), JSON.stringify(audit), deliveryRecords(deliveries)]);
 }
 
 /** An offer as INSERT_OFFERS reads it (timestamps as ISO text), with its creation's audit actor. */
@@ -231,12 +242,12 @@ export async function setOfferSocket(em: EntityManager, uuid: string, socketId: 
 // --- stores ---
 
 /** An offer's state and its unsent deliveries of one kind. */
-const STATE_AND_UNFINISHED = prepared(`select o.state,
+const STATE_AND_UNFINISHED = prepared(`select o.state, o.deadline_at as "deadlineAt",
             array(select d.id::text from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = $1 and d.state in ('pending', 'sending')) as unfinished
        from offer o where o.uuid = $2`);
 
 /**
- * An offer's state and the ids of its deliveries of `kind` still to send or
+ * An offer's state, its deadline and the ids of its deliveries of `kind` still to send or
  * being sent, in one read (one snapshot: deliveries written with the state
  * are seen with it). Null when there is no such offer.
  */
@@ -244,12 +255,13 @@ export async function offerStateAndUnfinished(
   em: EntityManager,
   offerUuid: string,
   kind: DeliveryKind,
-): Promise<{ state: string; unfinished: string[] } | null> {
-  const [row] = await sql<{ state: string; unfinished: string[] }>(
+): Promise<{ state: string; deadlineAt: Date | null; unfinished: string[] } | null> {
+  const [row] = await sql<{ state: string; deadlineAt: Date | null; unfinished: string[] }>(
     em,
     STATE_AND_UNFINISHED,
     [kind, offerUuid],
   );
+  if (row) row.deadlineAt = readDate(em, row.deadlineAt);
   return row ?? null;
 }
 

@@ -249,8 +249,8 @@ function assignEntity(em: EntityManager, offer: Offer, a: Assignment): void {
 }
 
 /**
- * Many moves set-based, in the caller's root transaction: the offers and
- * their audit rows in one statement, their deliveries in one, the technicians
+ * Many moves set-based, in the caller's root transaction: the offers, their
+ * audit rows and their deliveries in one statement, the technicians
  * held and released in one each (only when a move holds or releases one), and
  * each move's announcement declared on the transaction, in their order.
  * Codes are written as given in the effects (reserved before planning).
@@ -273,14 +273,14 @@ export async function applyMoves(em: EntityManager, moves: readonly MoveEffects[
     codigo_servicio: m.codes?.codigoServicio ?? null,
     codigo_solicitud: m.codes?.codigoSolicitud ?? null,
   }));
-  // the offers' updated_at is their moves' time, as their audit rows'
-  await moveOfferRecords(em, new Date(moves[0].audit.at), records, moves.map((m) => m.audit));
-  await applyFollowUps(em, moves, extraDeliveries);
+  // the offers' updated_at is their moves' time, as their audit rows'; their deliveries in the same statement
+  await moveOfferRecords(em, new Date(moves[0].audit.at), records, moves.map((m) => m.audit), [...extraDeliveries, ...moves.flatMap((m) => m.deliveries)]);
+  await applyFollowUps(em, moves, false);
 }
 
-/** The effects that follow the offers' rows, set-based: deliveries, technicians, announcements. */
-async function applyFollowUps(em: EntityManager, moves: readonly MoveEffects[], extraDeliveries: Deliveries = []): Promise<void> {
-  await insertDeliveries(em, [...extraDeliveries, ...moves.flatMap((m) => m.deliveries)]);
+/** The effects that follow the offers' rows, set-based: deliveries (unless already written with them), technicians, announcements. */
+async function applyFollowUps(em: EntityManager, moves: readonly MoveEffects[], withDeliveries = true): Promise<void> {
+  if (withDeliveries) await insertDeliveries(em, moves.flatMap((m) => m.deliveries));
   const holds = moves.flatMap((m) => (m.technician && 'hold' in m.technician ? [{ offerUuid: m.uuid, technicianId: m.technician.hold }] : []));
   if (holds.length) await holdTechniciansForOffers(em, holds);
   const releases = moves.flatMap((m) => (m.technician && 'release' in m.technician ? [m.uuid] : []));
