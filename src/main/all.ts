@@ -40,6 +40,12 @@ printLinks(cfg, { demo: cfg.nodeEnv !== 'production' });
 const BACKGROUND_QUEUES = QUEUE_NAMES.filter((q) => !TIME_CRITICAL_QUEUES.includes(q));
 /** nice of the background workers: they get what the API and the time-critical worker leave */
 const BACKGROUND_NICE = 10;
+/**
+ * ISS32-6: V8 drops the bytecode of functions that have not run for a few garbage collections; after a quiet spell the
+ * time-critical worker then compiled its whole closing path again (the pool, the driver, the ORM's transaction, ours)
+ * while the first window was due. It keeps it.
+ */
+const TIME_CRITICAL_NODE_ARGS = ['--no-flush-bytecode'] as const;
 
 const workers = cfg.workerProcesses;
 const web = cfg.webProcesses || Math.max(1, availableParallelism() - workers);
@@ -54,6 +60,7 @@ supervise(
       count: 1,
       cluster: false,
       env: { WORKER_QUEUES: TIME_CRITICAL_QUEUES.join(','), WORKER_NICE: String(cfg.timeCriticalNice) },
+      nodeArgs: TIME_CRITICAL_NODE_ARGS,
     },
     {
       role: 'worker:background',

@@ -22,6 +22,8 @@ export interface RoleSpec {
   cluster: boolean;
   /** over the supervisor's environment */
   env?: Record<string, string>;
+  /** node options of this role's processes, after the supervisor's own */
+  nodeArgs?: readonly string[];
 }
 
 export interface SupervisorOptions {
@@ -64,8 +66,8 @@ export function supervise(roles: RoleSpec[], opts: SupervisorOptions): void {
 
   const spawnChild = (spec: RoleSpec): ChildProcess => {
     const env = { ...process.env, ...spec.env, [SUPERVISOR_ENV]: String(process.pid) };
-    // the supervisor's own node options (--cpu-prof in the bench) go on, then the preload
-    const execArgv = opts.preload ? [...process.execArgv, '--import', opts.preload] : process.execArgv;
+    // the supervisor's own node options (--cpu-prof in the bench) go on, then the role's, then the preload
+    const execArgv = [...process.execArgv, ...(spec.nodeArgs ?? []), ...(opts.preload ? ['--import', opts.preload] : [])];
     if (spec.cluster) {
       cluster.setupPrimary({ exec: spec.script, args: [], execArgv });
       return cluster.fork(env).process;

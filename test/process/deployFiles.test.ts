@@ -37,10 +37,13 @@ describe('Procfile and docker-compose.yml', () => {
 
   it('runs the same built entry points as the Procfile for web and worker', () => {
     for (const role of ['web', 'worker']) {
-      const script = procfile[role].match(/node (dist\/\S+\.js)$/)?.[1];
+      // node's options, then the script: the time-critical worker keeps its compiled code (ISS32-6)
+      const [, options, script] = procfile[role].match(/node ((?:--\S+ )*)(dist\/\S+\.js)$/) ?? [];
       expect(script, `Procfile ${role}`).to.be.a('string');
-      expect(service(role)).to.include(`command: ["node", "${script}"]`);
+      const args = [...options.split(' ').filter(Boolean), script].map((a) => `"${a}"`).join(', ');
+      expect(service(role)).to.include(`command: ["node", ${args}]`);
     }
+    expect(procfile.worker).to.include('--no-flush-bytecode');
     expect(procfile.release).to.match(/node dist\/src\/cli\/migrate\.js$/);
     // the build happens once, in `npm ci` (prepare), then migrations
     expect(service('migrate')).to.include('npm ci --include=dev && npm run migrate');

@@ -160,6 +160,8 @@ describe('npm start supervisor', function () {
       const at = argv.indexOf('--import');
       expect(at, `child ${pid}: ${argv.join(' ')}`).to.be.greaterThan(0);
       expect(argv[at + 1]).to.match(/^file:\/\/.*\/dist\/src\/main\/stopSignals\.js$/);
+      // ISS32-6: only the time-critical worker keeps its compiled code through quiet spells
+      expect(argv.includes('--no-flush-bytecode'), `child ${pid}: ${argv.join(' ')}`).to.equal(pid === critical);
     }
     const health = await got(`http://127.0.0.1:${port}/health`, { throwHttpErrors: false, retry: { limit: 0 } });
     expect(health.statusCode).to.equal(200);
