@@ -124,7 +124,6 @@ export async function markSending(em: EntityManager, ids: readonly string[]): Pr
   return (await sql<{ id: string }>(em, MARK_SENDING, [ids])).map((r) => r.id);
 }
 
-/** Rows given as one JSON array, inserted in its order. */
 /**
  * Inserts the rows given as one JSON array (deliveryRecords') in parameter `$n`, in its order: `seq` follows it, and
  * D12 sends an offer's notices to one URL in that order. A fragment, so that a statement of another table that
