@@ -119,8 +119,7 @@ const VARS = {
   CLOSING_YIELD_MAX_MS: { key: 'closingYieldMaxMs', type: 'integer', default: 250, minimum: 0 },
   /**
    * issue 32 (ISS32-4): an evaluation job stays on to close the windows due within CLOSING_LINGER_MS of the last it
-   * closed, each batch at its deadline (0: each window's own job closes it); ISS32-5: each window's job is due this
-   * long before its deadline and waits for it on its own timer
+   * closed, each batch at its deadline (0: each window's own job closes it)
    */
   CLOSING_LINGER_MS: { key: 'closingLingerMs', type: 'integer', default: 250, minimum: 0, maximum: 5000 },
   SWEEP_INTERVAL_MS: { key: 'sweepIntervalMs', type: 'integer', default: 5000, minimum: 0 },

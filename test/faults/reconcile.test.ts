@@ -71,8 +71,8 @@ describe('the reconcile: what Redis lost is re-created from PostgreSQL (issue 30
     const evaluation = app.rt.queues.get('offer-evaluation');
     const evaluateOpen = await evaluation.getJob(jobId('evaluate', open.uuid));
     expect(evaluateOpen?.data).to.deep.equal({ offerUuid: open.uuid });
-    // due at its deadline (less the job's lead, ISS32-5), not now
-    expect(evaluateOpen!.timestamp + evaluateOpen!.opts.delay!).to.be.closeTo(open.deadlineAt!.getTime() - app.rt.config.closingLingerMs, 1000);
+    // due at its deadline, not now
+    expect(evaluateOpen!.timestamp + evaluateOpen!.opts.delay!).to.be.closeTo(open.deadlineAt!.getTime(), 1000);
     const evaluateOverdue = await evaluation.getJob(jobId('evaluate', overdue.uuid));
     expect(evaluateOverdue?.opts.delay ?? 0, 'past its deadline: at once').to.equal(0);
     expect((await app.rt.queues.get('offer-distribution').getJob(jobId('distribute', open.uuid)))?.data).to.deep.equal({ offerUuid: open.uuid });

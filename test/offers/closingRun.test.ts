@@ -2,8 +2,7 @@
  * ISS32-4 (issue 32): an evaluation job stays on for the windows due right after its own and closes each batch at
  * its deadline, never before it; their own jobs are withdrawn. Without runs (CLOSING_LINGER_MS=0) each window's own
  * job closes it. A run waiting for its next deadline ends at once when the process stops, and ends on a batch's
- * error, leaving the windows to their own jobs. ISS32-5: a window's job is due CLOSING_LINGER_MS before its deadline
- * and waits for it on its own timer; stopped meanwhile, it fails to be retried and the window stays open.
+ * error, leaving the windows to their own jobs.
  */
 import { expect } from 'chai';
 import { OfferTransition } from '../../src/db/entities/index.js';
@@ -148,41 +147,6 @@ describe('closing runs (issue 32, ISS32-4)', () => {
         await waitFor(async () => (await queue.getJobCounts('active', 'waiting', 'delayed')).active === 0, { what: 'the jobs ended' });
         const jobs = await Promise.all(offers.map((o) => queue.getJob(jobId('evaluate', o.uuid))));
         expect(jobs.map((j) => typeof j?.finishedOn)).to.deep.equal(['number', 'number', 'number']);
-      });
-    });
-
-    it('a window’s job is due CLOSING_LINGER_MS before its deadline, starts early and closes it at the deadline, never before (ISS32-5)', async () => {
-      await withWorker('250', async () => {
-        const enqueued = Date.now();
-        const [o] = await staggered(1, 1000, 0);
-        const queue = app.rt.queues.get('offer-evaluation');
-        const job = await queue.getJob(jobId('evaluate', o.uuid));
-        expect(job!.timestamp + job!.opts.delay!, 'due the lead before the deadline').to.be.closeTo(o.deadlineAt.getTime() - 250, 50);
-        expect(job!.opts.delay).to.be.below(o.deadlineAt.getTime() - enqueued);
-        const [move] = await closedAt([o]);
-        expect(move.at.getTime(), 'not before its deadline').to.be.at.least(o.deadlineAt.getTime());
-        const ran = await waitFor(async () => {
-          const j = await queue.getJob(jobId('evaluate', o.uuid));
-          return j?.finishedOn ? j : null;
-        }, { what: 'the job ended' });
-        expect(ran.processedOn!, 'it started before the deadline').to.be.below(o.deadlineAt.getTime());
-      });
-    });
-
-    it('a worker stopped while a job waits for its deadline leaves the window open, and the job to be retried (ISS32-5)', async () => {
-      await withWorker('3000', async () => {
-        // due 3 s before a deadline 3.3 s away: the job starts at once and waits about 3 s
-        const [o] = await staggered(1, 3300, 0);
-        const queue = app.rt.queues.get('offer-evaluation');
-        await waitFor(async () => (await queue.getJobCounts('active')).active === 1, { what: 'the job waiting for its deadline' });
-        app.rt.closingRun!.stop();
-        const retried = await waitFor(async () => {
-          const j = await queue.getJob(jobId('evaluate', o.uuid));
-          return j && j.attemptsMade === 1 ? j : null;
-        }, { what: 'the job failed once', timeoutMs: 2000 });
-        expect(retried.failedReason).to.match(/stopped before the window/);
-        expect(await retried.getState(), 'kept, to be retried').to.be.oneOf(['delayed', 'wait', 'prioritized']);
-        expect(await fork().count(OfferTransition, { offer: o.uuid, fromState: 'ABIERTA' }), 'the window is still open').to.equal(0);
       });
     });
 

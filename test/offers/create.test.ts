@@ -65,8 +65,8 @@ describe('POST /oferta', () => {
       const evaluate = await app.rt.queues.get('offer-evaluation').getJob(jobId('evaluate', uuid));
       const expire = await app.rt.queues.get('offer-expiry').getJob(jobId('expire', uuid));
       expect(distribute?.data).to.deep.equal({ offerUuid: uuid });
-      // due at the deadline less the job's lead (ISS32-5): the delay counts from the enqueue, a few ms after the creation
-      expect(evaluate!.timestamp + evaluate!.opts.delay!).to.be.closeTo(offer!.deadlineAt!.getTime() - app.rt.config.closingLingerMs, 20);
+      // due at the deadline: the delay counts from the enqueue, a few ms after the offer's creation
+      expect(evaluate!.timestamp + evaluate!.opts.delay!).to.be.closeTo(offer!.deadlineAt!.getTime(), 20);
       expect(expire, 'the expiry is enqueued only if the window closes unanswered').to.equal(undefined);
     });
 

@@ -61,8 +61,7 @@ describe('job registry: one home for every job option', () => {
     const offer = await makeOffer(em, user, { createdAt, deadlineAt: new Date(createdAt.getTime() + 30_000) });
     await scheduleOfferJobs(app.rt, offer);
     const evaluation = await job('evaluate', offer.uuid);
-    // due CLOSING_LINGER_MS before it, and waits for it on its own timer (ISS32-5)
-    expect(evaluation.timestamp + evaluation.opts.delay!).to.be.closeTo(offer.deadlineAt!.getTime() - app.rt.config.closingLingerMs, 50);
+    expect(evaluation.timestamp + evaluation.opts.delay!).to.be.closeTo(offer.deadlineAt!.getTime(), 50);
   });
 
   it('options come from the table: ids from the domain id, one try for the acceptance, the configured retries for notifications', () => {

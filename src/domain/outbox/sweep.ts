@@ -33,7 +33,6 @@ import { overdueEvaluationsPage, overdueExpiriesPage, undistributedPage } from '
 import { jobId, type QueueName } from '../../queues/registry.js';
 import { enqueueStateNotification, notifyJobId } from '../notifications/enqueue.js';
 import { enqueueAcceptance } from '../offers/selection/acceptanceNotification.js';
-import { evaluationDelay } from '../offers/create/schedule.js';
 import { distributionCutoffMs } from '../distribution/distribute.js';
 
 export const SWEEP_AFTER_MS = 60_000;
@@ -183,9 +182,9 @@ export async function sweepOutbox(rt: Runtime, opts: SweepOptions = {}): Promise
       page: (em, cursor, n) => overdueEvaluationsPage(em, evaluationsAgo, cursor, n),
       queue: 'offer-evaluation',
       jobIdOf: (uuid) => jobId('evaluate', uuid),
-      // at its deadline (k), due a little before as every evaluation (evaluationDelay): at once when that has passed
+      // at its deadline (k): at once when that has passed
       enqueue: (offerUuid, id, k) =>
-        rt.queues.add('offer-evaluation', 'evaluate', { offerUuid }, { jobId: id, delay: evaluationDelay(keyDate(k), new Date(), rt.config.closingLingerMs) }),
+        rt.queues.add('offer-evaluation', 'evaluate', { offerUuid }, { jobId: id, delay: Math.max(0, keyDate(k).getTime() - Date.now()) }),
       limit,
     }),
     await sweep(rt, {

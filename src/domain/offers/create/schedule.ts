@@ -1,6 +1,6 @@
 /**
  * The jobs of an open offer (STYLE 5, 6): distribution now and evaluation at
- * the deadline, its job due a little before (evaluationDelay; their ids, attempts and backoff are the registry's,
+ * the deadline (their ids, attempts and backoff are the registry's,
  * src/queues/registry.ts). Job ids derive from the uuid, so scheduling an
  * offer again (a retried POST /oferta) is harmless and repairs an offer whose
  * first enqueue failed after its commit.
@@ -16,15 +16,6 @@ import type { Runtime } from '../../ports.js';
 
 const after = (at: Date | null | undefined, now: Date) => Math.max(0, (at ?? now).getTime() - now.getTime());
 
-/**
- * The delay of a window's evaluation job: due `leadMs` (CLOSING_LINGER_MS) before the deadline, so that the queue's
- * own hop (the delayed job promoted on Redis's timer, fetched, its offer read) is over by then, and the job waits for
- * the deadline itself, with a timer of its own (evaluateOffer, ISS32-5). At once for a deadline already past.
- */
-export function evaluationDelay(deadlineAt: Date | null | undefined, now: Date, leadMs: number): number {
-  return Math.max(0, after(deadlineAt, now) - leadMs);
-}
-
 export async function scheduleOfferJobs(rt: Runtime, offer: Pick<Offer, 'uuid' | 'deadlineAt'>): Promise<void> {
   await scheduleManyOfferJobs(rt, [offer]);
 }
@@ -36,7 +27,7 @@ export async function scheduleManyOfferJobs(rt: Runtime, offers: ReadonlyArray<P
   const now = new Date();
   await Promise.all([
     rt.queues.addMany('offer-distribution', 'distribute', offers.map((o) => ({ data: { offerUuid: o.uuid } }))),
-    rt.queues.addMany('offer-evaluation', 'evaluate', offers.map((o) => ({ data: { offerUuid: o.uuid }, delay: evaluationDelay(o.deadlineAt, now, rt.config.closingLingerMs) }))),
+    rt.queues.addMany('offer-evaluation', 'evaluate', offers.map((o) => ({ data: { offerUuid: o.uuid }, delay: after(o.deadlineAt, now) }))),
   ]);
 }
 

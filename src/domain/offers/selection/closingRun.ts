@@ -62,15 +62,15 @@ export class ClosingRun {
       if (!next) break;
       const wait = next.getTime() - this.now();
       if (wait > this.opts.lingerMs) break;
-      if (wait > 0 && !(await this.wait(wait))) break;
+      if (wait > 0 && !(await this.sleep(wait))) break;
       after = new Date(this.now());
       closed += await steps.close(after);
     }
     return closed;
   }
 
-  /** Resolves true after `ms`, false at once if the process stops meanwhile (a job waiting for its deadline, too). */
-  wait(ms: number): Promise<boolean> {
+  /** Resolves true after `ms`, false at once if the process stops meanwhile. */
+  private sleep(ms: number): Promise<boolean> {
     return new Promise((resolve) => {
       // stopped while it was reading the next deadline
       if (this.stopped) return resolve(false);

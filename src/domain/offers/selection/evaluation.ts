@@ -17,8 +17,6 @@
  * The evaluation worker's job then stays on as a closing run (ISS32-4,
  * closingRun.ts): the next batches, each at its deadline, without the
  * queue's hop between them, while what followed the previous commit goes on.
- * The first window's job does not pay that hop either (ISS32-5): it is due
- * CLOSING_LINGER_MS before its deadline and waits for it on its own timer.
  */
 import type { Runtime } from '../../ports.js';
 import { enqueueAcceptance, resumeAcceptance, sendClaimedAcceptance, SendingClaims } from './acceptanceNotification.js';
@@ -52,8 +50,6 @@ export async function evaluateOffer(rt: Runtime, uuid: string, run: ClosingRun |
     await resumeAcceptance(rt, uuid, seen?.unfinished ?? []);
     return 'nothing';
   }
-  // ISS32-5: the job is due a little before the deadline (evaluationDelay); it waits for it here, on its own timer
-  await untilDeadline(seen.deadlineAt, run);
   const tails = new Tails();
   try {
     const now = new Date();
@@ -71,25 +67,6 @@ export async function evaluateOffer(rt: Runtime, uuid: string, run: ClosingRun |
   } finally {
     await tails.settled();
   }
-}
-
-/** Thrown when the process stops while a job waits for its window's deadline: the job is retried (its window open). */
-export class StoppedBeforeDeadline extends Error {
-  constructor() {
-    super('the worker stopped before the window’s deadline; the evaluation is retried');
-  }
-}
-
-/**
- * Waits until `deadline` (nothing when it has passed): a window is never closed before it (D2), even by a job run
- * early (its lead, or by hand from the board). A stop meanwhile rejects (StoppedBeforeDeadline): the job fails
- * and BullMQ retries it, so its window keeps its job.
- */
-async function untilDeadline(deadline: Date | null, run: ClosingRun | null): Promise<void> {
-  const ms = deadline ? deadline.getTime() - Date.now() : 0;
-  if (ms <= 0) return;
-  if (!run) return new Promise((resolve) => setTimeout(resolve, ms));
-  if (!(await run.wait(ms))) throw new StoppedBeforeDeadline();
 }
 
 /**
