@@ -109,6 +109,16 @@ describe('the customer page as the customer sees it (issue 31 items 3, 5; D23)',
       const b = pos('marca-tecnico');
       return { px: Math.hypot(a.x - b.x, a.y - b.y), mPerPx: Number(document.getElementById('mapa').getAttribute('data-m-por-px')) };
     })()`);
+  /**
+   * The page rectangles of elements by id, read in one task of the page: the live script replaces #estado and the
+   * other live parts whole (`replaceWith`), so a locator's `boundingBox()` can find an element and then measure it
+   * after it was replaced (null). Read in one evaluation, no refresh can come between.
+   */
+  const boxes = (page: Page, ...ids: string[]) =>
+    page.evaluate<Array<{ x: number; y: number; width: number; height: number }>>(`${JSON.stringify(ids)}.map((id) => {
+      const r = document.getElementById(id).getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height };
+    })`);
   const position = (p: { latitud: number; longitud: number }) =>
     app.client.put('api/v3/posicion-tecnico', { headers: { 'x-apikey': prov.apiKey }, json: { dniTecnico: prov.technician.dni, ...p } });
   /** Signs in through the first form, then the SMS link with the code. */
@@ -216,8 +226,8 @@ describe('the customer page as the customer sees it (issue 31 items 3, 5; D23)',
       // the chat is one link away from the top, not below everything
       await page.getByRole('link', { name: /^Chat/ }).click();
       expect(await page.evaluate<string>('location.hash')).to.equal('#chat');
-      const chatTop = await page.locator('#chat').boundingBox();
-      expect(chatTop!.y).to.be.lessThan(844);
+      const [chatTop] = await boxes(page, 'chat');
+      expect(chatTop.y).to.be.lessThan(844);
       expect(await serious(page)).to.deep.equal([]);
       await shot(page, 'phone-7-chat');
 
@@ -226,10 +236,9 @@ describe('the customer page as the customer sees it (issue 31 items 3, 5; D23)',
       await page.getByText('¿Cómo fue el servicio?').waitFor();
       await page.locator('#anuncios', { hasText: 'Puede calificar el servicio' }).waitFor({ state: 'attached' });
       await page.evaluate('window.scrollTo(0, 0)');
-      const survey = await page.locator('#encuesta').boundingBox();
-      const estado = await page.locator('#estado').boundingBox();
-      expect(survey!.y).to.be.lessThan(estado!.y);
-      expect(survey!.y).to.be.lessThan(844);
+      const [survey, estado] = await boxes(page, 'encuesta', 'estado');
+      expect(survey.y).to.be.lessThan(estado.y);
+      expect(survey.y).to.be.lessThan(844);
       expect(await serious(page)).to.deep.equal([]);
       await shot(page, 'phone-8-encuesta');
       expect(outside).to.deep.equal([]);
@@ -247,8 +256,7 @@ describe('the customer page as the customer sees it (issue 31 items 3, 5; D23)',
       expect((await app.client.put('api/v3/estado-servicio', { headers: { 'x-apikey': prov.apiKey }, json: { id: uuid, estado: 'EN_CAMINO' } })).statusCode).to.equal(200);
       expect((await position(north(2500))).statusCode).to.equal(200);
       await page.locator(`#marca-tecnico[data-lat="${north(2500).latitud}"]`).waitFor({ state: 'attached' });
-      const estado = (await page.locator('#estado').boundingBox())!;
-      const chat = (await page.locator('#chat').boundingBox())!;
+      const [estado, chat] = await boxes(page, 'estado', 'chat');
       expect(chat.x, 'the chat sits beside the state').to.be.greaterThan(estado.x + estado.width - 1);
       expect(chat.y).to.be.lessThan(900);
       expect((await gap(page)).mPerPx).to.equal(50);
