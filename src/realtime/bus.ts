@@ -13,11 +13,14 @@ export type { Audience, BusMessage, EventPublisher };
  * (each with its own fields over the shared data); any other message as is.
  * One bus message per distribution instead of one per technician: Redis and
  * every API process handle one publish of the offer, not fifty (issue 12).
+ * With `wanted`, only the technicians it accepts: an API process builds the
+ * messages of the technicians whose sockets it holds, not of all fifty.
  */
-export function perTechnician(msg: BusMessage): BusMessage[] {
+export function perTechnician(msg: BusMessage, wanted?: (technicianId: number) => boolean): BusMessage[] {
   if (msg.audience.kind !== 'technicians') return [msg];
   const shared = (msg.data ?? {}) as Record<string, unknown>;
-  return msg.audience.technicianIds.map((technicianId) => ({
+  const ids = wanted ? msg.audience.technicianIds.filter(wanted) : msg.audience.technicianIds;
+  return ids.map((technicianId) => ({
     audience: { kind: 'technician', technicianId },
     event: msg.event,
     data: { ...shared, ...(msg.each?.[String(technicianId)] ?? {}) },

@@ -159,7 +159,8 @@ export class Hub {
   /** Delivers a bus event to the local sockets entitled to it. */
   route(msg: BusMessage): void {
     if (msg.audience.kind === 'technicians') {
-      for (const one of perTechnician(msg)) this.route(one);
+      // only the technicians with a socket here: under a burst most offers reach none of this process's sockets
+      for (const one of perTechnician(msg, (id) => this.technicians.has(id))) this.route(one);
       return;
     }
     const { audience, event, data } = msg;

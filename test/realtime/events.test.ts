@@ -4,7 +4,7 @@ import type { ApiUser } from '../../src/db/entities/index.js';
 import { Offer } from '../../src/db/entities/index.js';
 import { lockOffer } from '../../src/domain/offers/lifecycle/stateMachine.js';
 import { transition } from '../../src/domain/offers/lifecycle/moves.js';
-import type { Audience } from '../../src/realtime/bus.js';
+import { perTechnician, type Audience } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';
 import { makeOffer, makeServiceType } from '../helpers/factories.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
@@ -159,5 +159,21 @@ describe('real time: events the server pushes', () => {
   it('answers ping with pong, echoing ref', async () => {
     b.send('ping', {}, 'p-1');
     expect(await b.next('pong')).to.deep.equal({ event: 'pong', data: {}, ref: 'p-1' });
+  });
+});
+
+describe('a `technicians` bus message as single-technician messages (perTechnician)', () => {
+  const msg = {
+    audience: { kind: 'technicians' as const, technicianIds: [1, 2, 3] },
+    event: 'offer.new',
+    data: { uuid: 'u' },
+    each: { '1': { distance: 1 }, '2': { distance: 2 }, '3': { distance: 3 } },
+  };
+
+  it('gives every listed technician its own fields; with `wanted`, only the technicians it accepts (an API process: those with a socket there)', () => {
+    expect(perTechnician(msg).map((m) => m.data)).to.deep.equal([1, 2, 3].map((d) => ({ uuid: 'u', distance: d })));
+    const here = perTechnician(msg, (id) => id === 2);
+    expect(here).to.deep.equal([{ audience: { kind: 'technician', technicianId: 2 }, event: 'offer.new', data: { uuid: 'u', distance: 2 } }]);
+    expect(perTechnician(msg, () => false)).to.deep.equal([]);
   });
 });
