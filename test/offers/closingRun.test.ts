@@ -2,7 +2,8 @@
  * ISS32-4 (issue 32): an evaluation job stays on for the windows due right after its own and closes each batch at
  * its deadline, never before it; their own jobs are withdrawn. Without runs (CLOSING_LINGER_MS=0) each window's own
  * job closes it. A run waiting for its next deadline ends at once when the process stops, and ends on a batch's
- * error, leaving the windows to their own jobs.
+ * error, leaving the windows to their own jobs. A job run before its window's deadline (promoted by hand) goes back
+ * to the delayed set until then.
  */
 import { expect } from 'chai';
 import { OfferTransition } from '../../src/db/entities/index.js';
@@ -147,6 +148,26 @@ describe('closing runs (issue 32, ISS32-4)', () => {
         await waitFor(async () => (await queue.getJobCounts('active', 'waiting', 'delayed')).active === 0, { what: 'the jobs ended' });
         const jobs = await Promise.all(offers.map((o) => queue.getJob(jobId('evaluate', o.uuid))));
         expect(jobs.map((j) => typeof j?.finishedOn)).to.deep.equal(['number', 'number', 'number']);
+      });
+    });
+
+    it('a window’s job run before its deadline (promoted by hand on the board) goes back to the delayed set and closes the window at its deadline, not before (D2)', async () => {
+      await withWorker('0', async () => {
+        const [o] = await staggered(1, 1500, 0);
+        const queue = app.rt.queues.get('offer-evaluation');
+        await (await queue.getJob(jobId('evaluate', o.uuid)))!.promote();
+        const [move] = await closedAt([o]);
+        expect(move.at.getTime(), 'not before its deadline').to.be.at.least(o.deadlineAt.getTime());
+        const ran = await waitFor(
+          async () => {
+            const j = await queue.getJob(jobId('evaluate', o.uuid));
+            return j?.finishedOn ? j : null;
+          },
+          { what: 'the job ended' },
+        );
+        expect(ran.attemptsStarted, 'taken early, then again at its deadline').to.equal(2);
+        expect(ran.attemptsMade, 'BullMQ counts the move back as one attempt of its five').to.equal(1);
+        expect(ran.failedReason ?? null, 'not a failure').to.equal(null);
       });
     });
 

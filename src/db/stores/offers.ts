@@ -242,12 +242,12 @@ export async function setOfferSocket(em: EntityManager, uuid: string, socketId: 
 // --- stores ---
 
 /** An offer's state and its unsent deliveries of one kind. */
-const STATE_AND_UNFINISHED = prepared(`select o.state,
+const STATE_AND_UNFINISHED = prepared(`select o.state, o.deadline_at as "deadlineAt",
             array(select d.id::text from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = $1 and d.state in ('pending', 'sending')) as unfinished
        from offer o where o.uuid = $2`);
 
 /**
- * An offer's state and the ids of its deliveries of `kind` still to send or
+ * An offer's state, its deadline and the ids of its deliveries of `kind` still to send or
  * being sent, in one read (one snapshot: deliveries written with the state
  * are seen with it). Null when there is no such offer.
  */
@@ -255,12 +255,13 @@ export async function offerStateAndUnfinished(
   em: EntityManager,
   offerUuid: string,
   kind: DeliveryKind,
-): Promise<{ state: string; unfinished: string[] } | null> {
-  const [row] = await sql<{ state: string; unfinished: string[] }>(
+): Promise<{ state: string; deadlineAt: Date | null; unfinished: string[] } | null> {
+  const [row] = await sql<{ state: string; deadlineAt: Date | null; unfinished: string[] }>(
     em,
     STATE_AND_UNFINISHED,
     [kind, offerUuid],
   );
+  if (row) row.deadlineAt = readDate(em, row.deadlineAt);
   return row ?? null;
 }
 

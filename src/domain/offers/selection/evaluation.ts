@@ -42,7 +42,12 @@ export const EXPIRE_BATCH = 100;
  * `run` (the evaluation worker's), the job then closes the windows due right after, each batch at its deadline
  * (closingRun.ts, ISS32-4). It returns once what followed every commit has ended.
  */
-export async function evaluateOffer(rt: Runtime, uuid: string, run: ClosingRun | null = null): Promise<'selected' | 'no-response' | 'nothing'> {
+export async function evaluateOffer(
+  rt: Runtime,
+  uuid: string,
+  run: ClosingRun | null = null,
+  opts: { dueOnly?: boolean } = {},
+): Promise<'selected' | 'no-response' | 'nothing'> {
   // A window another job's batch closed while this job was already running costs one plain read (no transaction,
   // no lock): its state with, to repair a lost enqueue, its acceptance notification still unsent.
   const seen = await offerStateAndUnfinished(rt.orm.em.fork(), uuid, 'acceptance');
@@ -50,6 +55,9 @@ export async function evaluateOffer(rt: Runtime, uuid: string, run: ClosingRun |
     await resumeAcceptance(rt, uuid, seen?.unfinished ?? []);
     return 'nothing';
   }
+  // D2: the queue's job never closes a window before its deadline, even run early (promoted by hand on the board);
+  // a direct call closes it at once
+  if (opts.dueOnly && seen.deadlineAt && seen.deadlineAt.getTime() > Date.now()) throw new NotYetDue(seen.deadlineAt);
   const tails = new Tails();
   try {
     const now = new Date();
@@ -66,6 +74,13 @@ export async function evaluateOffer(rt: Runtime, uuid: string, run: ClosingRun |
     return mine?.kind ?? 'nothing';
   } finally {
     await tails.settled();
+  }
+}
+
+/** Thrown by a `dueOnly` evaluation that ran before its window's deadline: its job is delayed until `at`. */
+export class NotYetDue extends Error {
+  constructor(readonly at: Date) {
+    super(`the window is due at ${at.toISOString()}`);
   }
 }
 
