@@ -33,6 +33,10 @@
  *   npm run bench:api-cost
  *   BENCH_RATE=300 BENCH_SECONDS=24 BENCH_SEGMENTS=8 npm run bench:api-cost
  *   BENCH_SECONDS=24 BENCH_CPU_PROF=1 npm run bench:api-cost
+ *
+ * BENCH_AGAINST=contract compares the API with the contract floor's API
+ * (bench/contract-duties.ts: the pipeline floor's POST /oferta with the
+ * contract's duties of every request) instead of the floor.
  */
 import { Redis } from 'ioredis';
 import { spawn } from 'node:child_process';
@@ -43,6 +47,9 @@ import { cpuByPid, cpuMs, spentSince } from './cpu.js';
 import { offerTemplate, startFloor } from './floor.js';
 import { offerLoad, type OfferLoad } from './offerLoad.js';
 import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
+import { contractHeaders } from './contract-duties.js';
+import { PIPELINE_FLOOR_SCRIPT, createPipelineFloorTables, pipelineFloorEnv } from './pipeline-floor.js';
+import pg from 'pg';
 
 const RATE = Number(process.env.BENCH_RATE ?? 400);
 /** seconds of fixed-rate load per server in all, and again of closed-loop bursts, split into BENCH_SEGMENTS turns */
@@ -52,6 +59,8 @@ const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 5);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
 const SYSCALLS = process.env.BENCH_SYSCALLS === '1';
+/** BENCH_AGAINST=contract: the API against the contract floor's API (bench/contract-duties.ts) instead of the floor */
+const AGAINST_CONTRACT = process.env.BENCH_AGAINST === 'contract';
 /** the system calls that move a socket's bytes (libuv's and the kernel's names) */
 const IO_CALLS = ['write', 'writev', 'sendto', 'sendmsg', 'read', 'readv', 'recvfrom', 'recvmsg'];
 
@@ -178,7 +187,7 @@ async function burst(server: Server, tally: Tally, seconds: number): Promise<voi
 
 // ---------------------------------------------------------------- report
 
-function printTable(api: Tally, floor: Tally): void {
+function printTable(api: Tally, floor: Tally, floorName: string): void {
   const row = (a: string, b: string, c: string, d: string) => console.log(`| ${a.padEnd(44)} | ${b.padStart(12)} | ${c.padStart(12)} | ${d.padStart(8)} |`);
   const per = (t: Tally, ms: number) => ms / t.answered;
   const f3 = (n: number) => n.toFixed(3);
@@ -190,7 +199,7 @@ function printTable(api: Tally, floor: Tally): void {
   };
   const latency = (t: Tally) => `${pct(t, 50).toFixed(1)} / ${pct(t, 99).toFixed(0)}`;
   const ceiling = (t: Tally) => t.ceiling.answered / t.ceiling.seconds;
-  row('per request, at the fixed rate', 'API', 'floor', 'ratio');
+  row('per request, at the fixed rate', 'API', floorName, 'ratio');
   row('-'.repeat(44), '-'.repeat(12), '-'.repeat(12), '-'.repeat(8));
   line('  server process CPU, ms (user + system)', (t) => t.userMs + t.systemMs);
   line('    of which system (the kernel), ms', (t) => t.systemMs);
@@ -245,14 +254,22 @@ async function main(): Promise<void> {
     );
     const servers: Server[] = [];
     try {
-      servers.push(await startServer('floor', fileURLToPath(import.meta.url), { ...env, BENCH_FLOOR_ROLE: '1' }, port, {}));
+      if (AGAINST_CONTRACT) {
+        // the contract floor's API alone (its jobs wait in Redis, as the API's do)
+        const pool = new pg.Pool({ connectionString: dbUrl, max: 1 });
+        await createPipelineFloorTables(pool, { centralUrl: 'http://127.0.0.1:9/', duties: true }).finally(() => pool.end());
+        const cfEnv = pipelineFloorEnv({ dbUrl, redisUrl, prefix: `${prefix}_cf`, port, windowMs: 30_000, centralUrl: '', duties: true }, 'api');
+        servers.push(await startServer('contract floor', PIPELINE_FLOOR_SCRIPT, cfEnv, port, contractHeaders()));
+      } else {
+        servers.push(await startServer('floor', fileURLToPath(import.meta.url), { ...env, BENCH_FLOOR_ROLE: '1' }, port, {}));
+      }
       servers.push(await startServer('API', fileURLToPath(new URL('../src/main/web.js', import.meta.url)), env, port + 1, { authorization: basic }));
       const tallies = servers.map((): Tally => ({ answered: 0, notOk: 0, userMs: 0, systemMs: 0, postgresMs: 0, redisMs: 0, latencies: [], ceiling: { answered: 0, seconds: 0 }, calls: { rate: new Map(), burst: new Map() } }));
       for (const server of servers) await offerLoad(loadOn(server, 0, WARMUP_S));
       // in turns, so a host that speeds up or slows down during the run weighs on both alike
       for (let turn = 0; turn < SEGMENTS; turn++) for (const [i, server] of servers.entries()) await segment(server, tallies[i], SECONDS / SEGMENTS);
       for (let turn = 0; turn < SEGMENTS; turn++) for (const [i, server] of servers.entries()) await burst(server, tallies[i], SECONDS / SEGMENTS);
-      printTable(tallies[1], tallies[0]);
+      printTable(tallies[1], tallies[0], servers[0].name);
     } finally {
       for (const server of servers) await server.stop();
       if (CPU_PROF) {

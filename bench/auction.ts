@@ -12,6 +12,14 @@
  *    covering central and its technicians, closed at its deadline), in three
  *    processes, under the same burst and then the same steps as the service
  *    (3b), so that the service's figures are also read against it;
+ * 2c. the contract floor: the pipeline floor doing also what the contract
+ *    asks of each offer, each duty the plain way (bench/contract-duties.ts:
+ *    a request's authentication, failed-authentication limits, quota,
+ *    validation, D3 and metric; the audit row of every move, a delivery and
+ *    its attempt recorded for every push, the unanswered offer's expiry),
+ *    under the same burst: how much of the pipeline floor's intake the
+ *    contract itself leaves (its sustained rate is no bound: its closing,
+ *    one plain job per window, holds it below the service's);
  * 3. the service as `npm start` runs it (`node dist/src/main/all.js`, its own
  *    process or processes), one central with 50 technicians covering the
  *    origin, a local receiver for the central's pushes and the generator's
@@ -382,6 +390,8 @@ async function main(): Promise<void> {
 
     // the pipeline floor (bench/pipeline-floor.ts), under the same burst and then the same steps as the service
     let against: { load: Awaited<ReturnType<typeof offerLoad>>; sustained: Sustained } | undefined;
+    /** the contract floor's burst (its sustained rate is not a bound: its closing, one plain job per window, keeps it below the service's; docs/decisions.md ISS32-10) */
+    let contractLoad: Awaited<ReturnType<typeof offerLoad>> | undefined;
     if (PIPELINE_FLOOR) {
       const pipelineFloor = await startPipelineFloor({ dbUrl, redisUrl, prefix: `${prefix}_pf`, port: await freePort(), windowMs: WINDOW_MS, centralUrl: `${receiverUrl}/pipeline-floor/ofertas` });
       try {
@@ -390,6 +400,23 @@ async function main(): Promise<void> {
         against = { load, sustained: await sustainedRate(pipelineFloor, { rates: RATES, windowMs: WINDOW_MS, connections: CONNECTIONS }) };
       } finally {
         await pipelineFloor.close();
+      }
+      // the contract floor (bench/contract-duties.ts): the pipeline floor doing also the contract's duties, under the same burst
+      const contractFloor = await startPipelineFloor({
+        dbUrl,
+        redisUrl,
+        prefix: `${prefix}_cf`,
+        port: await freePort(),
+        windowMs: WINDOW_MS,
+        maxOpenMs: MAX_OPEN_MS,
+        centralUrl: `${receiverUrl}/pipeline-floor/ofertas`,
+        duties: true,
+      });
+      try {
+        contractLoad = await offerLoad({ port: contractFloor.port, path: '/', headers: contractFloor.headers, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS });
+        await contractFloor.settled(DRAIN_MAX_S * 1000);
+      } finally {
+        await contractFloor.close();
       }
     }
 
@@ -582,6 +609,17 @@ async function main(): Promise<void> {
       row(`sustained rate (offers/s; the pipeline floor's ${stepsText(pf)})`, f0(sustained.rate), f0(pf.rate), `${f2(sustained.rate / pf.rate)}×`);
       row('at the sustained rate: deadline → window closed p50 / p99 (ms)', `${f0(pct(sustained.late, 50))} / ${f0(pct(sustained.late, 99))}`, `${f0(pct(pf.late, 50))} / ${f0(pct(pf.late, 99))}`, '');
       row('the pipeline floor against the offer floor: burst / sustained', '—', `${f2(pfRps / floorRps)}× / ${f2(pf.rate / floorRps)}×`, '');
+      if (contractLoad) {
+        // the contract floor (bench/contract-duties.ts): what the contract's own duties leave of the pipeline floor's burst
+        const cfRps = contractLoad.latencies.length / contractLoad.seconds;
+        const notOk = Object.entries(contractLoad.statuses).filter(([status]) => status !== '200');
+        console.log('');
+        row('figure', 'the service', 'the contract floor', 'ratio');
+        row('-'.repeat(58), '-'.repeat(18), '-'.repeat(18), '-'.repeat(12));
+        row(`POST /oferta throughput, its workers running (req/s)${notOk.length ? ` NOT 200: ${notOk.map(([st, n]) => `${n}×${st}`).join(' ')}` : ''}`, f0(rps), f0(cfRps), `${f2(rps / cfRps)}×`);
+        row('POST /oferta latency p50 / p99 (ms)', `${f0(p50)} / ${f0(p99)}`, `${f0(pct(contractLoad.latencies, 50))} / ${f0(pct(contractLoad.latencies, 99))}`, '');
+        row('the contract floor against the pipeline floor: burst', '—', `${f2(cfRps / pfRps)}×`, '');
+      }
     }
     // issue 32's targets, each against this run's own figures
     {
@@ -594,6 +632,10 @@ async function main(): Promise<void> {
       if (against) {
         const pfRps = against.load.latencies.length / against.load.seconds;
         console.log(`  2. within 0.8× of the pipeline floor: burst ${f2(rps / pfRps)}×, sustained ${f2(sustained.rate / Math.max(1, against.sustained.rate))}× (its windows p99 ${f0(pct(sustained.late, 99))} ms): ${ok(rps / pfRps >= 0.8 && sustained.rate / Math.max(1, against.sustained.rate) >= 0.8 && pct(sustained.late, 99) <= 50)}`);
+        if (contractLoad) {
+          const cfRps = contractLoad.latencies.length / contractLoad.seconds;
+          console.log(`     the burst's bound, the contract floor: ${f2(cfRps / pfRps)}× of the pipeline floor's burst; the service's burst ${f2(rps / cfRps)}× of it`);
+        }
       }
       // the work given after the burst: its backlog and the step's offers, at the sustained rate; and nothing can end
       // before the last expiry or deadline the bench gave (the burst's offers' expiry, the step's last window)

@@ -25,6 +25,12 @@
  * Statements are prepared, as the service's are. None of the service's other
  * duties: no authentication, validation, audit rows, delivery log, expiry,
  * notices, events or metrics.
+ *
+ * With `duties` it is the contract floor (bench/contract-duties.ts, issue
+ * 32's ISS32-10): its API first does what the contract asks of every
+ * POST /oferta and inserts a uuid once (D3) with its audit row; each push is
+ * a delivery with its attempt recorded (D18); each move has its audit row,
+ * and an unanswered offer gets its expiry job (D1). The rest is the same.
  */
 import { Queue, Worker } from 'bullmq';
 import got from 'got';
@@ -39,6 +45,7 @@ import pg from 'pg';
 import { cpuMs } from './cpu.js';
 import { BOGOTA, offerTemplate } from './floor.js';
 import { until, type Pipeline } from './sustained.js';
+import { CF_CLOSE_OFFER, CF_EXPIRE_OFFER, CF_INSERT_OFFER, CF_RECORD_ATTEMPT, cfRecordRecipients, contractDuties, contractHeaders, provisionContract } from './contract-duties.js';
 
 const TECHNICIANS = 50;
 const COVERAGE_M = 40_000;
@@ -48,6 +55,7 @@ const KEPT = { removeOnComplete: 1000, removeOnFail: 5000 } as const;
 
 const SCHEMA = `
 create extension if not exists postgis;
+drop table if exists pf_attempt, pf_delivery, pf_transition, pf_response, pf_recipient, pf_offer, pf_technician, pf_central, pf_api_user, pf_service_type cascade;
 create table pf_central (id serial primary key, name text not null, url text not null, center geography(Point, 4326) not null, radius_m float8 not null);
 create index on pf_central using gist (center);
 create table pf_technician (id serial primary key, central_id int not null references pf_central, dni text not null, position geography(Point, 4326) not null);
@@ -85,7 +93,9 @@ const ROLE_ENV = 'BENCH_PIPELINE_FLOOR_ROLE';
 /** A process of the pipeline floor (this module as its entry, the role in ROLE_ENV): tells its parent when it is ready, stops on SIGTERM. */
 async function runRole(role: Role): Promise<void> {
   const windowMs = Number(process.env.WINDOW_MS);
+  const maxOpenMs = Number(process.env.MAX_OPEN_MS);
   const prefix = process.env.QUEUE_PREFIX!;
+  const duties = process.env.PF_DUTIES === '1';
   const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
   const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
   const stops: Array<() => Promise<unknown>> = [];
@@ -94,9 +104,19 @@ async function runRole(role: Role): Promise<void> {
     const evaluation = new Queue('pf-evaluation', { connection, prefix });
     const app = new Koa();
     app.use(bodyParser());
+    if (duties) {
+      const runtime = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
+      app.use(contractDuties(pool, runtime, prefix));
+      stops.push(async () => runtime.disconnect());
+    }
     app.use(async (ctx) => {
       const body = ctx.request.body as { uuid: string; latitudOrigen: number; longitudOrigen: number };
-      await pool.query({ name: 'insert-offer', text: INSERT_OFFER, values: [body.uuid, body, body.longitudOrigen, body.latitudOrigen, windowMs] });
+      if (!duties) await pool.query({ name: 'insert-offer', text: INSERT_OFFER, values: [body.uuid, body, body.longitudOrigen, body.latitudOrigen, windowMs] });
+      else {
+        const values = [body.uuid, body, body.longitudOrigen, body.latitudOrigen, windowMs, maxOpenMs, `generator:${ctx.state.user.id}`];
+        const { rowCount } = await pool.query({ name: 'insert-offer', text: CF_INSERT_OFFER, values });
+        if (rowCount === 0) return void (ctx.body = { status: true, msg: 'LA OFERTA YA ESTÁ SIENDO PROCESADA' }); // D3 (its responses left out)
+      }
       await Promise.all([
         distribution.add('distribute', { offerUuid: body.uuid }, { jobId: body.uuid, ...KEPT }),
         evaluation.add('evaluate', { offerUuid: body.uuid }, { jobId: body.uuid, delay: windowMs, ...KEPT }),
@@ -113,6 +133,7 @@ async function runRole(role: Role): Promise<void> {
     const worker = new Worker(
       'pf-distribution',
       async (job) => {
+        if (duties) return distributeWithDuties(job.data.offerUuid);
         const { rows } = await pool.query<{ url: string; technicians: number[]; body: unknown }>({ name: 'record-recipients', text: RECORD_RECIPIENTS, values: [job.data.offerUuid] });
         if (!rows.length) return;
         await publisher.publish(`${prefix}:technicians`, JSON.stringify({ offer: rows[0].body, technicians: rows.flatMap((r) => r.technicians) }));
@@ -120,16 +141,42 @@ async function runRole(role: Role): Promise<void> {
       },
       { connection, prefix, concurrency: 10 },
     );
-    stops.push(() => worker.close(), async () => publisher.disconnect());
+    // the contract floor's: each push a delivery with its attempt recorded (D18)
+    const distributeWithDuties = async (offerUuid: string) => {
+      const { rows } = await pool.query<{ id: string; url: string; technicians: number[]; body: { offer: unknown } }>({ name: 'record-recipients', text: cfRecordRecipients(REACH_M), values: [offerUuid] });
+      if (!rows.length) return;
+      await publisher.publish(`${prefix}:technicians`, JSON.stringify({ offer: rows[0].body.offer, technicians: rows.flatMap((r) => r.technicians) }));
+      await Promise.all(
+        rows.map(async (r) => {
+          const headers = { 'content-type': 'application/json', 'x-event-id': r.id };
+          const started = performance.now();
+          const attempt = await http.post(r.url, { json: r.body, headers, throwHttpErrors: false }).then(
+            (res) => ({ status: res.statusCode, reply: res.body.slice(0, 4096), error: null }),
+            (err: Error) => ({ status: null, reply: null, error: err.message }),
+          );
+          const ok = attempt.status !== null && attempt.status < 300;
+          const values = [r.id, headers, attempt.status, Math.round(performance.now() - started), attempt.reply, attempt.error, ok ? 'sent' : 'failed'];
+          await pool.query({ name: 'record-attempt', text: CF_RECORD_ATTEMPT, values });
+        }),
+      );
+    };
+    // the contract floor's: SIN_RESPUESTA → EXPIRADA (D1), one job per unanswered offer
+    const expiry = duties
+      ? new Worker('pf-expiry', async (job) => void (await pool.query({ name: 'expire-offer', text: CF_EXPIRE_OFFER, values: [job.data.offerUuid] })), { connection, prefix, concurrency: 10 })
+      : undefined;
+    stops.push(() => worker.close(), async () => expiry?.close(), async () => publisher.disconnect());
   } else {
-    const worker = new Worker('pf-evaluation', async (job) => void (await pool.query({ name: 'close-offer', text: CLOSE_OFFER, values: [job.data.offerUuid] })), {
-      connection,
-      prefix,
-      concurrency: 1,
-    });
-    stops.push(() => worker.close());
+    const expiry = duties ? new Queue('pf-expiry', { connection, prefix }) : undefined;
+    const close = async (offerUuid: string) => {
+      if (!expiry) return void (await pool.query({ name: 'close-offer', text: CLOSE_OFFER, values: [offerUuid] }));
+      // the contract floor's: with its audit row, and the expiry of an unanswered offer
+      const { rows } = await pool.query<{ state: string; expiresAt: Date }>({ name: 'close-offer', text: CF_CLOSE_OFFER, values: [offerUuid] });
+      if (rows[0]?.state === 'SIN_RESPUESTA') await expiry.add('expire', { offerUuid }, { jobId: offerUuid, delay: Math.max(0, rows[0].expiresAt.getTime() - Date.now()), ...KEPT });
+    };
+    const worker = new Worker('pf-evaluation', async (job) => close(job.data.offerUuid), { connection, prefix, concurrency: 1 });
+    stops.push(() => worker.close(), async () => expiry?.close());
   }
-  process.send!('ready');
+  process.send?.('ready'); // its parent, when started by startPipelineFloor
   process.once('SIGTERM', async () => {
     for (const stop of stops) await stop();
     connection.disconnect();
@@ -141,19 +188,29 @@ async function runRole(role: Role): Promise<void> {
 // ---------------------------------------------------------------- started by the bench
 
 export interface PipelineFloor extends Pipeline {
-  /** waits (up to maxMs) until no distribution is left and no window is open */
+  /** waits (up to maxMs) until no distribution (nor, in the contract floor, expiry) is left and no window is open */
   settled(maxMs: number): Promise<boolean>;
   /** stops its processes (each finishes what it runs) */
   close(): Promise<void>;
 }
 
-/**
- * Creates the pipeline floor's tables in `dbUrl` (its own, `pf_`), one central covering the bench's origin with
- * TECHNICIANS technicians near it whose pushes go to `centralUrl`, and starts its three processes on `port`.
- */
-export async function startPipelineFloor(opts: { dbUrl: string; redisUrl: string; prefix: string; port: number; windowMs: number; centralUrl: string }): Promise<PipelineFloor> {
-  const pool = new pg.Pool({ connectionString: opts.dbUrl, max: 2 });
+interface FloorOptions {
+  dbUrl: string;
+  redisUrl: string;
+  prefix: string;
+  port: number;
+  windowMs: number;
+  /** an unanswered offer's expiry after its creation (the contract floor; by default a second after its window, as the bench's service) */
+  maxOpenMs?: number;
+  centralUrl: string;
+  /** the contract floor: its API also does the contract's duties of a POST /oferta (bench/contract-duties.ts) */
+  duties?: boolean;
+}
+
+/** (Re)creates the pipeline floor's tables (`pf_`) in the pool's database, its central and technicians, and with `duties` the contract's generator. */
+export async function createPipelineFloorTables(pool: pg.Pool, opts: Pick<FloorOptions, 'centralUrl' | 'duties'>): Promise<void> {
   await pool.query(SCHEMA);
+  if (opts.duties) await provisionContract(pool);
   const central = (
     await pool.query<{ id: number }>(
       `insert into pf_central (name, url, center, radius_m) values ('Grúas del Norte', $1, st_setsrid(st_makepoint($2, $3), 4326)::geography, $4) returning id`,
@@ -165,19 +222,45 @@ export async function startPipelineFloor(opts: { dbUrl: string; redisUrl: string
      select $1, 'BENCH-T' || i, st_setsrid(st_makepoint($2, $3 + 0.001 * i), 4326)::geography from generate_series(1, $4) i`,
     [central, BOGOTA.lng, BOGOTA.lat, TECHNICIANS],
   );
-  const env = { DATABASE_URL: opts.dbUrl, REDIS_URL: opts.redisUrl, QUEUE_PREFIX: opts.prefix, PORT: String(opts.port), WINDOW_MS: String(opts.windowMs), QUOTA_OFFERS_PER_MIN: '100000000' };
+}
+
+/** The environment of a process of the pipeline floor (this module run with `BENCH_PIPELINE_FLOOR_ROLE` set to its role). */
+export function pipelineFloorEnv(opts: FloorOptions, role: Role): Record<string, string> {
+  return {
+    DATABASE_URL: opts.dbUrl,
+    REDIS_URL: opts.redisUrl,
+    QUEUE_PREFIX: opts.prefix,
+    PORT: String(opts.port),
+    WINDOW_MS: String(opts.windowMs),
+    MAX_OPEN_MS: String(opts.maxOpenMs ?? opts.windowMs + 1000),
+    PF_DUTIES: opts.duties ? '1' : '0',
+    [ROLE_ENV]: role,
+  };
+}
+
+export const PIPELINE_FLOOR_SCRIPT = fileURLToPath(import.meta.url);
+
+/**
+ * Creates the pipeline floor's tables in `dbUrl` (its own, `pf_`), one central covering the bench's origin with
+ * TECHNICIANS technicians near it whose pushes go to `centralUrl`, and starts its three processes on `port`.
+ */
+export async function startPipelineFloor(opts: FloorOptions): Promise<PipelineFloor> {
+  const pool = new pg.Pool({ connectionString: opts.dbUrl, max: 2 });
+  await createPipelineFloorTables(pool, opts);
   const children: ChildProcess[] = [];
   const close = async () => {
     for (const c of children) c.kill('SIGTERM');
     await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
     await distribution.close();
+    await expiry.close();
     connection.disconnect(); // a connection given to BullMQ is the giver's to close
     await pool.end();
   };
   const connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
   const distribution = new Queue('pf-distribution', { connection, prefix: opts.prefix });
+  const expiry = new Queue('pf-expiry', { connection, prefix: opts.prefix });
   try {
-    for (const role of ROLES) children.push(await startRole(role, env));
+    for (const role of ROLES) children.push(await startRole(pipelineFloorEnv(opts, role)));
   } catch (err) {
     await close();
     throw err;
@@ -189,18 +272,22 @@ export async function startPipelineFloor(opts: { dbUrl: string; redisUrl: string
   return {
     port: opts.port,
     path: '/',
-    headers: {},
+    headers: opts.duties ? contractHeaders() : {},
     offer: (uuid) => ({ ...offerTemplate(), uuid }),
     processCpu: () =>
       new Map(
         children.map((c, i) => {
           const { user, system } = cpuMs(c.pid!);
-          return [`pipeline floor ${ROLES[i]}`, user + system];
+          return [`${opts.duties ? 'contract' : 'pipeline'} floor ${ROLES[i]}`, user + system];
         }),
       ),
     backlog,
     settled: (maxMs) =>
-      until(async () => (await backlog()) === 0 && (await pool.query(`select 1 from pf_offer where state = 'ABIERTA' limit 1`)).rowCount === 0, maxMs),
+      until(async () => {
+        const expiries = await expiry.getJobCounts('waiting', 'active', 'delayed');
+        const pending = (await backlog()) + (expiries.waiting ?? 0) + (expiries.active ?? 0) + (expiries.delayed ?? 0);
+        return pending === 0 && (await pool.query(`select 1 from pf_offer where state = 'ABIERTA' limit 1`)).rowCount === 0;
+      }, maxMs),
     async closedLate(uuids) {
       const list = `{${uuids.join(',')}}`;
       await until(async () => (await pool.query(`select 1 from pf_offer where state = 'ABIERTA' and uuid = any($1::uuid[]) limit 1`, [list])).rowCount === 0, opts.windowMs + 60_000);
@@ -211,11 +298,11 @@ export async function startPipelineFloor(opts: { dbUrl: string; redisUrl: string
   };
 }
 
-function startRole(role: Role, env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], { env: { ...process.env, ...env, [ROLE_ENV]: role }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+function startRole(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [PIPELINE_FLOOR_SCRIPT], { env: { ...process.env, ...env }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return new Promise((resolve, reject) => {
     child.once('message', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`the pipeline floor's ${role} process exited with ${code}`)));
+    child.once('exit', (code) => reject(new Error(`the pipeline floor's ${env[ROLE_ENV]} process exited with ${code}`)));
   });
 }
 
