@@ -43,6 +43,18 @@ describe('closing runs (issue 32, ISS32-4)', () => {
       closes.forEach((at, i) => expect(at, `batch ${i} not before its deadline`).to.be.at.least(deadlines[i]));
     });
 
+    it('never starts a batch before its deadline by its own clock, even when a timer ends before that clock reaches it', async () => {
+      // a clock at half the timers' speed: every timer ends before this clock reads the deadline it was set for
+      const start = Date.now();
+      const slow = () => start + (Date.now() - start) / 2;
+      const t = slow();
+      const deadlines = [t + 20, t + 40];
+      const { s, closes } = steps(deadlines);
+      expect(await new ClosingRun({ lingerMs: 100, maxRunMs: 5000 }, slow).run(s, new Date(t))).to.equal(2);
+      expect(closes).to.have.length(2);
+      closes.forEach((at, i) => expect(at, `batch ${i} not before its deadline`).to.be.at.least(deadlines[i]));
+    });
+
     it('a deadline already past is closed at once, and the next is sought after that batch', async () => {
       const t = Date.now();
       const { s, closes } = steps([t - 50, t - 10]);

@@ -60,13 +60,22 @@ export class ClosingRun {
     while (!this.stopped && this.opts.lingerMs > 0 && this.now() - started < this.opts.maxRunMs) {
       const next = await steps.next(after);
       if (!next) break;
-      const wait = next.getTime() - this.now();
-      if (wait > this.opts.lingerMs) break;
-      if (wait > 0 && !(await this.sleep(wait))) break;
+      if (next.getTime() - this.now() > this.opts.lingerMs) break;
+      if (!(await this.until(next.getTime()))) break;
       after = new Date(this.now());
       closed += await steps.close(after);
     }
     return closed;
+  }
+
+  /**
+   * Resolves true once the clock reads `at` or later, false at once if the process stops meanwhile. A timer may fire
+   * a millisecond before the clock reads its end (Node's timers keep the loop's own time); then it waits again, so a
+   * batch never starts before its deadline.
+   */
+  private async until(at: number): Promise<boolean> {
+    for (let wait = at - this.now(); wait > 0; wait = at - this.now()) if (!(await this.sleep(wait))) return false;
+    return !this.stopped;
   }
 
   /** Resolves true after `ms`, false at once if the process stops meanwhile. */
