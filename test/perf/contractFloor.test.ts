@@ -91,6 +91,9 @@ describe('the contract floor (ISS32-10): the contract’s duties, each the plain
     await pool.query('update pf_api_user set offers_per_minute = 2 where username = $1', [CONTRACT_USER.username]);
     try {
       const url = await start('quota'); // a new middleware: no cached user
+      // the quota counts per clock minute: three requests a few ms apart must not straddle a minute's end
+      const toNextMinute = 60_000 - (Date.now() % 60_000);
+      if (toNextMinute < 2_000) await new Promise((r) => setTimeout(r, toNextMinute + 10));
       const statuses = [];
       for (let i = 0; i < 3; i++) statuses.push((await post(url, offerTemplate())).status);
       expect(statuses).to.deep.equal([200, 200, 429]);
