@@ -108,7 +108,8 @@ export const contractHeaders = (): Record<string, string> => ({
   authorization: `Basic ${Buffer.from(`${CONTRACT_USER.username}:${CONTRACT_USER.password}`).toString('base64')}`,
 });
 
-const FAIL_LIMIT = 20;
+/** failed authentications per client address or username within FAIL_WINDOW_S before both are refused */
+export const FAIL_LIMIT = 20;
 const FAIL_WINDOW_S = 900;
 const CACHE_MS = 5000;
 

@@ -12,7 +12,7 @@ import bodyParser from 'koa-bodyparser';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { CF_CLOSE_OFFER, CF_EXPIRE_OFFER, CF_INSERT_OFFER, CONTRACT_USER, contractDuties, contractHeaders } from '../../bench/contract-duties.js';
+import { CF_CLOSE_OFFER, CF_EXPIRE_OFFER, CF_INSERT_OFFER, CONTRACT_USER, FAIL_LIMIT, contractDuties, contractHeaders } from '../../bench/contract-duties.js';
 import { offerTemplate } from '../../bench/floor.js';
 import { createPipelineFloorTables } from '../../bench/pipeline-floor.js';
 import { deleteKeys } from '../../bench/cleanup.js';
@@ -82,7 +82,7 @@ describe('the contract floor (ISS32-10): the contract’s duties, each the plain
 
   it('reads the failed-authentication limit before the password: a blocked identity is refused even with the right one', async () => {
     const url = await start('limit');
-    for (let i = 0; i < 20; i++) expect((await post(url, offerTemplate(), { authorization: basic(CONTRACT_USER.username, `wrong-${i}`) })).status).to.equal(401);
+    for (let i = 0; i < FAIL_LIMIT; i++) expect((await post(url, offerTemplate(), { authorization: basic(CONTRACT_USER.username, `wrong-${i}`) })).status).to.equal(401);
     expect((await post(url, offerTemplate())).status).to.equal(429);
     expect(passed).to.equal(0);
   });
