@@ -44,9 +44,10 @@ describe('closing runs (issue 32, ISS32-4)', () => {
     });
 
     it('never starts a batch before its deadline by its own clock, even when a timer ends before that clock reaches it', async () => {
-      // a clock at half the timers' speed: every timer ends before this clock reads the deadline it was set for
+      // a clock at half the timers' speed: every timer ends before this clock reads the deadline it was set for;
+      // in whole milliseconds, as Date.now() and the deadlines read from PostgreSQL are
       const start = Date.now();
-      const slow = () => start + (Date.now() - start) / 2;
+      const slow = () => start + Math.floor((Date.now() - start) / 2);
       const t = slow();
       const deadlines = [t + 20, t + 40];
       const { s, closes } = steps(deadlines);
