@@ -44,8 +44,11 @@ type Size = (typeof SIZES)[number];
 /** axe-core's serious and critical violations (rules scoped out for a selector listed in `exclude`). */
 async function seriousViolations(page: Page, exclude: Array<{ rule: string; selector: string }> = []): Promise<string> {
   // Swagger UI's buttons fade their colours over 0.3 s (`transition: all .3s`): a button just clicked or re-rendered
-  // would be measured half-way, between its two colours. Its transitions end first.
-  await page.evaluate('Promise.all(document.getAnimations().map((a) => a.finished.catch(() => undefined)))');
+  // would be measured half-way, between its two colours. Its transitions end first (an endless animation, a spinner,
+  // is not waited for).
+  await page.evaluate(`Promise.all(document.getAnimations()
+    .filter((a) => a.effect && Number.isFinite(a.effect.getComputedTiming().endTime))
+    .map((a) => a.finished.catch(() => undefined)))`);
   const { violations, passes } = await new AxeBuilder({ page }).analyze();
   expect(passes.length, 'axe-core ran its rules').to.be.greaterThan(10);
   return violations
