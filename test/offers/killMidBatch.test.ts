@@ -25,6 +25,8 @@ import { waitFor } from '../helpers/wait.js';
 
 const WORKER_MAIN = fileURLToPath(new URL('../../workers/main.js', import.meta.url));
 const BATCH = 12;
+/** the worker process's PostgreSQL application_name (src/main/runtime.ts: `broker <role>`, workers/main.ts's role) */
+const WORKER_APPLICATION = 'broker worker offer-evaluation,webhook-dispatch';
 
 describe('acceptance notifications: a worker killed while sending a batch (issue 30.7)', function () {
   this.timeout(60000);
@@ -71,6 +73,13 @@ describe('acceptance notifications: a worker killed while sending a batch (issue
 
   it('loses at most the requests on the wire at the kill; sends every other one once', async () => {
     const fork = () => app.rt.orm.em.fork();
+    const workerBackends = async () => {
+      const [row] = await fork().getConnection().execute<Array<{ n: number }>>(
+        `select count(*)::int as n from pg_stat_activity where datname = current_database() and application_name = ?`,
+        [WORKER_APPLICATION],
+      );
+      return row.n;
+    };
     await makeServiceType(fork(), { id: 1 });
     const { port } = server.address() as AddressInfo;
     const gen: Generator = await makeGenerator(fork(), { urlApi: `http://127.0.0.1:${port}`, apiEndpoint: { respuesta: '/hook' } });
@@ -87,11 +96,14 @@ describe('acceptance notifications: a worker killed while sending a batch (issue
     });
     await app.rt.queues.add('offer-evaluation', 'evaluate', { offerUuid: uuids[0] });
     await waitFor(() => received.length > 0, 20000, 'the first acceptance notification to arrive');
+    expect(await workerBackends(), "the worker's PostgreSQL backends, by their application_name").to.be.greaterThan(0);
     const exited = new Promise<void>((resolve) => child!.once('exit', () => resolve()));
     child.kill('SIGKILL');
     await exited;
     // what the dead process had written to its sockets arrives before each one's end (the kernel closed them)
     await Promise.all([...sockets].map((s) => (s.destroyed ? undefined : once(s, 'close'))));
+    // and a statement it had sent to PostgreSQL (a claim) still runs to its commit: its backends end only after that
+    await waitFor(async () => (await workerBackends()) === 0, 10000, "the dead worker's PostgreSQL backends to end");
     const inFlight = connections;
     const onTheWire = new Set(received);
     // the sends the dead worker had started: claimed (each just before its request went out) and never answered
