@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import { loadConfig } from '../../config/index.js';
 import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
-import { evaluateOffer, expireOffer } from '../../src/domain/offers/selection/evaluation.js';
+import { evaluateOffer, expireOffer, NotYetDue } from '../../src/domain/offers/selection/evaluation.js';
+import { EVALUATION_LEAD_MS } from '../../src/domain/offers/create/schedule.js';
 import { rankResponses } from '../../src/domain/offers/selection/ranking.js';
 import { jobId } from '../../src/queues/registry.js';
 import { resetDb } from '../helpers/db.js';
@@ -70,6 +71,25 @@ describe('evaluation and expiry', () => {
     expect((await fork().findOne(Offer, { uuid: open }))!.state).to.equal('EXPIRADA');
   });
 
+  it("the queue's job, run within its lead of the deadline (ISS32-11), waits on its own clock and closes at the deadline, never before", async () => {
+    const uuid = await newOffer();
+    const deadline = new Date(Date.now() + EVALUATION_LEAD_MS + 50);
+    await fork().nativeUpdate(Offer, { uuid }, { deadlineAt: deadline });
+    expect(await evaluateOffer(app.rt, uuid, null, { dueOnly: true })).to.equal('no-response');
+    const moved = await fork().findOneOrFail(OfferTransition, { offer: uuid, toState: 'SIN_RESPUESTA' });
+    expect(moved.at.getTime()).to.be.at.least(deadline.getTime());
+  });
+
+  it("the queue's job, run more than twice its lead before the deadline (promoted by hand), goes back to the queue until its lead", async () => {
+    const uuid = await newOffer();
+    const deadline = new Date(Date.now() + 10_000);
+    await fork().nativeUpdate(Offer, { uuid }, { deadlineAt: deadline });
+    const early = await evaluateOffer(app.rt, uuid, null, { dueOnly: true }).catch((err: unknown) => err);
+    expect(early).to.be.instanceOf(NotYetDue);
+    expect((early as NotYetDue).at.getTime()).to.equal(deadline.getTime() - EVALUATION_LEAD_MS);
+    expect((await fork().findOneOrFail(Offer, { uuid })).state).to.equal('ABIERTA');
+  });
+
   it('jobs for an offer that does not exist do nothing', async () => {
     expect(await evaluateOffer(app.rt, '00000000-0000-4000-8000-000000000000')).to.equal('nothing');
     expect(await expireOffer(app.rt, '00000000-0000-4000-8000-000000000000')).to.equal(false);
@@ -93,9 +113,9 @@ describe('the default response window', () => {
       const job = await app.rt.queues.get('offer-evaluation').getJob(jobId('evaluate', body.uuid as string));
       const offer = await app.rt.orm.em.fork().findOne(Offer, { uuid: body.uuid as string });
       expect(offer!.deadlineAt!.getTime() - offer!.createdAt.getTime()).to.equal(30000);
-      // the job's delay counts from its enqueue, a few ms after creation: due at the deadline
-      expect(job?.opts.delay).to.be.within(29000, 30000);
-      expect(job!.timestamp + job!.opts.delay!).to.be.closeTo(offer!.deadlineAt!.getTime(), 20);
+      // the job's delay counts from its enqueue, a few ms after creation: due at the deadline less its lead (ISS32-11)
+      expect(job?.opts.delay).to.be.within(29000 - EVALUATION_LEAD_MS, 30000 - EVALUATION_LEAD_MS);
+      expect(job!.timestamp + job!.opts.delay!).to.be.closeTo(offer!.deadlineAt!.getTime() - EVALUATION_LEAD_MS, 20);
       await job!.remove();
       await (await app.rt.queues.get('offer-expiry').getJob(jobId('expire', body.uuid as string)))?.remove();
     } finally {

@@ -5,7 +5,7 @@
  */
 import { expect } from 'chai';
 import type { Job } from 'bullmq';
-import { scheduleOfferJobs } from '../../src/domain/offers/create/schedule.js';
+import { EVALUATION_LEAD_MS, scheduleOfferJobs } from '../../src/domain/offers/create/schedule.js';
 import { sweepOutbox } from '../../src/domain/outbox/sweep.js';
 import { jobId, jobOptions } from '../../src/queues/registry.js';
 import { makeApiUser, makeOffer, makeServiceType } from '../helpers/factories.js';
@@ -53,7 +53,7 @@ describe('job registry: one home for every job option', () => {
     expect(swept.opts.backoff).to.deep.equal({ type: 'exponential', delay: 200 });
   });
 
-  it('an evaluation enqueued late after its offer\'s creation is still due at the deadline, not after it', async () => {
+  it('an evaluation enqueued late after its offer\'s creation is still due at the deadline less its lead (ISS32-11), not after it', async () => {
     const em = app.rt.orm.em.fork();
     const { user } = await makeApiUser(em);
     // committed and enqueued 400 ms after createdAt (a loaded API): the window still ends at deadlineAt
@@ -61,7 +61,7 @@ describe('job registry: one home for every job option', () => {
     const offer = await makeOffer(em, user, { createdAt, deadlineAt: new Date(createdAt.getTime() + 30_000) });
     await scheduleOfferJobs(app.rt, offer);
     const evaluation = await job('evaluate', offer.uuid);
-    expect(evaluation.timestamp + evaluation.opts.delay!).to.be.closeTo(offer.deadlineAt!.getTime(), 50);
+    expect(evaluation.timestamp + evaluation.opts.delay!).to.be.closeTo(offer.deadlineAt!.getTime() - EVALUATION_LEAD_MS, 50);
   });
 
   it('options come from the table: ids from the domain id, one try for the acceptance, the configured retries for notifications', () => {

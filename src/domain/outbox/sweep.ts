@@ -34,6 +34,7 @@ import { jobId, type QueueName } from '../../queues/registry.js';
 import { enqueueStateNotification, notifyJobId } from '../notifications/enqueue.js';
 import { enqueueAcceptance } from '../offers/selection/acceptanceNotification.js';
 import { distributionCutoffMs } from '../distribution/distribute.js';
+import { evaluationDueAt } from '../offers/create/schedule.js';
 
 export const SWEEP_AFTER_MS = 60_000;
 /**
@@ -182,9 +183,9 @@ export async function sweepOutbox(rt: Runtime, opts: SweepOptions = {}): Promise
       page: (em, cursor, n) => overdueEvaluationsPage(em, evaluationsAgo, cursor, n),
       queue: 'offer-evaluation',
       jobIdOf: (uuid) => jobId('evaluate', uuid),
-      // at its deadline (k): at once when that has passed
+      // at its deadline (k), due a little before it (ISS32-11): at once when that has passed
       enqueue: (offerUuid, id, k) =>
-        rt.queues.add('offer-evaluation', 'evaluate', { offerUuid }, { jobId: id, delay: Math.max(0, keyDate(k).getTime() - Date.now()) }),
+        rt.queues.add('offer-evaluation', 'evaluate', { offerUuid }, { jobId: id, delay: Math.max(0, evaluationDueAt(keyDate(k)).getTime() - Date.now()) }),
       limit,
     }),
     await sweep(rt, {

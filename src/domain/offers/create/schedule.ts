@@ -1,7 +1,7 @@
 /**
  * The jobs of an open offer (STYLE 5, 6): distribution now and evaluation at
- * the deadline (their ids, attempts and backoff are the registry's,
- * src/queues/registry.ts). Job ids derive from the uuid, so scheduling an
+ * the deadline, due a little before it (ISS32-11); their ids, attempts and
+ * backoff are the registry's (src/queues/registry.ts). Job ids derive from the uuid, so scheduling an
  * offer again (a retried POST /oferta) is harmless and repairs an offer whose
  * first enqueue failed after its commit.
  *
@@ -16,6 +16,20 @@ import type { Runtime } from '../../ports.js';
 
 const after = (at: Date | null | undefined, now: Date) => Math.max(0, (at ?? now).getTime() - now.getTime());
 
+/**
+ * ISS32-11: an evaluation job is due this long before its window's deadline, and its process waits out the rest on
+ * its own clock (evaluation.ts). So the deadline is timed by that clock to the millisecond, not by the queue's
+ * promotion of the delayed job (as precise as Redis's `hz`: 10 ms at our `hz 100`, 100 ms at Redis's default), its
+ * fetch and the job's first read, which under a busy Redis and PostgreSQL came 20–30 ms after the deadline. Bounded,
+ * so that a job holds the evaluation's one slot only briefly before its window is due.
+ */
+export const EVALUATION_LEAD_MS = 100;
+
+/** When the evaluation job of a window closing at `deadlineAt` is due: EVALUATION_LEAD_MS before it. */
+export function evaluationDueAt(deadlineAt: Date): Date {
+  return new Date(deadlineAt.getTime() - EVALUATION_LEAD_MS);
+}
+
 export async function scheduleOfferJobs(rt: Runtime, offer: Pick<Offer, 'uuid' | 'deadlineAt'>): Promise<void> {
   await scheduleManyOfferJobs(rt, [offer]);
 }
@@ -27,7 +41,7 @@ export async function scheduleManyOfferJobs(rt: Runtime, offers: ReadonlyArray<P
   const now = new Date();
   await Promise.all([
     rt.queues.addMany('offer-distribution', 'distribute', offers.map((o) => ({ data: { offerUuid: o.uuid } }))),
-    rt.queues.addMany('offer-evaluation', 'evaluate', offers.map((o) => ({ data: { offerUuid: o.uuid }, delay: after(o.deadlineAt, now) }))),
+    rt.queues.addMany('offer-evaluation', 'evaluate', offers.map((o) => ({ data: { offerUuid: o.uuid }, delay: after(o.deadlineAt && evaluationDueAt(o.deadlineAt), now) }))),
   ]);
 }
 

@@ -74,8 +74,7 @@ export class ClosingRun {
    * batch never starts before its deadline.
    */
   private async until(at: number): Promise<boolean> {
-    for (let wait = at - this.now(); wait > 0; wait = at - this.now()) if (!(await this.sleep(wait))) return false;
-    return !this.stopped;
+    return (await untilClock(at, this.now, (ms) => this.sleep(ms))) && !this.stopped;
   }
 
   /** Resolves true after `ms`, false at once if the process stops meanwhile. */
@@ -95,4 +94,13 @@ export class ClosingRun {
       this.wakes.add(wake);
     });
   }
+}
+
+/**
+ * Resolves true once `now()` reads `at` or later, false as soon as `sleep` does (it was woken to stop). A timer may
+ * fire a millisecond before the clock reads its end (Node's timers keep the loop's own time); then it sleeps again.
+ */
+export async function untilClock(at: number, now: () => number, sleep: (ms: number) => Promise<boolean>): Promise<boolean> {
+  for (let wait = at - now(); wait > 0; wait = at - now()) if (!(await sleep(wait))) return false;
+  return true;
 }

@@ -18,6 +18,7 @@
  * closingRun.ts): the next batches, each at its deadline, without the
  * queue's hop between them, while what followed the previous commit goes on.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Runtime } from '../../ports.js';
 import { enqueueAcceptance, resumeAcceptance, sendClaimedAcceptance, SendingClaims } from './acceptanceNotification.js';
 import type { Reservation } from '../../ports.js';
@@ -25,11 +26,11 @@ import { afterCommit, onCommit } from '../lifecycle/announce.js';
 import { publishOfferEvents, type OfferEventOf } from '../lifecycle/events.js';
 import { selectionLateness } from '../../../metrics/metrics.js';
 import { selectionEvents } from './selection.js';
-import { scheduleExpiries } from '../create/schedule.js';
+import { EVALUATION_LEAD_MS, evaluationDueAt, scheduleExpiries } from '../create/schedule.js';
 import { closeWindows, lockDueWindows, type ClosedWindow } from './closing.js';
 import { expireLocked, lockExpired } from './expiry.js';
 import { nextOpenDeadline, offerStateAndUnfinished } from '../../../db/stores/offers.js';
-import type { ClosingRun } from './closingRun.js';
+import { untilClock, type ClosingRun } from './closingRun.js';
 
 const ACTOR = 'system:evaluation';
 /** the most windows one evaluation closes in one transaction */
@@ -55,9 +56,14 @@ export async function evaluateOffer(
     await resumeAcceptance(rt, uuid, seen?.unfinished ?? []);
     return 'nothing';
   }
-  // D2: the queue's job never closes a window before its deadline, even run early (promoted by hand on the board);
-  // a direct call closes it at once
-  if (opts.dueOnly && seen.deadlineAt && seen.deadlineAt.getTime() > Date.now()) throw new NotYetDue(seen.deadlineAt);
+  // D2: the queue's job never closes a window before its deadline. Due EVALUATION_LEAD_MS before it (ISS32-11), it
+  // waits out the rest here, on this process's clock; run earlier than twice that (promoted by hand on the board), it
+  // goes back to the queue. A direct call closes at once.
+  if (opts.dueOnly && seen.deadlineAt) {
+    const deadline = seen.deadlineAt.getTime();
+    if (deadline - Date.now() > 2 * EVALUATION_LEAD_MS) throw new NotYetDue(evaluationDueAt(seen.deadlineAt));
+    await untilClock(deadline, Date.now, (ms) => sleep(ms, true));
+  }
   const tails = new Tails();
   try {
     const now = new Date();
@@ -77,7 +83,7 @@ export async function evaluateOffer(
   }
 }
 
-/** Thrown by a `dueOnly` evaluation that ran before its window's deadline: its job is delayed until `at`. */
+/** Thrown by a `dueOnly` evaluation that ran long before its window's deadline: its job is delayed until `at`. */
 export class NotYetDue extends Error {
   constructor(readonly at: Date) {
     super(`the window is due at ${at.toISOString()}`);
