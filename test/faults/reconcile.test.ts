@@ -106,4 +106,23 @@ describe('the reconcile: what Redis lost is re-created from PostgreSQL (issue 30
       await quick.close();
     }
   });
+
+  it("runs a full pass as soon as the queue producers' connection is back, though the runtime's never left", async () => {
+    // an interval far beyond the test: a pass after the start's can only come from a reconnection
+    const slow = await startApp({ env: { QUEUE_PREFIX: app.rt.config.queuePrefix, SWEEP_INTERVAL_MS: '600000' } });
+    const passes: boolean[] = [];
+    const reconciler = startReconcile(slow.rt, { onPass: (r) => passes.push(r.full) });
+    try {
+      await waitFor(() => passes.length >= 1, 10000, "the start's pass");
+      expect(slow.rt.queues.connection).to.not.equal(slow.rt.redis);
+      const reconnected = new Promise((resolve) => slow.rt.queues.connection.once('ready', resolve));
+      slow.rt.queues.connection.disconnect(true);
+      await reconnected;
+      await waitFor(() => passes.length >= 2, 5000, "a pass after the producers' reconnection");
+      expect(passes[1]).to.equal(true);
+    } finally {
+      await reconciler.stop();
+      await slow.close();
+    }
+  });
 });

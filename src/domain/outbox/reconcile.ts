@@ -122,12 +122,16 @@ export function startReconcile(rt: Runtime, opts: { onPass?: (r: ReconcileResult
       });
   };
 
-  // and once more an interval later: an API process whose enqueue failed just before the reconnection commits after it
+  // and once more an interval later: an API process whose enqueue failed just before the reconnection commits after it.
+  // A pass needs both of the process's connections, the runtime's (its lock) and the queue producers' (its enqueues),
+  // and each reconnects on its own backoff: a pass runs when either is ready again, so the one that comes back last
+  // starts it (a pass started when only the first was back fails, and waited a second for its retry).
   const onReady = () => {
     trigger(true);
     setTimeout(() => trigger(true), every).unref();
   };
-  rt.redis.on('ready', onReady);
+  const connections = [...new Set([rt.redis, rt.queues.connection])];
+  for (const c of connections) c.on('ready', onReady);
   const timer = setInterval(() => trigger(), every);
   timer.unref();
   trigger();
@@ -137,7 +141,7 @@ export function startReconcile(rt: Runtime, opts: { onPass?: (r: ReconcileResult
       stopped = true;
       clearInterval(timer);
       clearTimeout(retry);
-      rt.redis.off('ready', onReady);
+      for (const c of connections) c.off('ready', onReady);
       await running;
     },
   };
