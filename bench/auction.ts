@@ -664,6 +664,7 @@ async function main(): Promise<void> {
       console.log(`${label}: the other PostgreSQL backends at work in those samples: ${c.otherBackends.map(([k, n]) => `${k} ${f0((100 * n) / c.samples)} %`).join(', ') || 'none'}`);
       console.log(`${label}: the latest selection in each half-second of deadlines (ms): ${c.worstByHalfSecond.map((ms) => f0(ms)).join(' ')}`);
       console.log(`${label}: CPU ms per window while they closed: ${c.cpuPerWindow.map(([k, ms]) => `${PART_LABELS[k] ?? k} ${f2(ms)}`).join(', ')}`);
+      console.log(`${label}: the bench's own event-loop delay meanwhile (its receiver times the 6.1's arrival), p99 / max (ms): ${f0(c.benchLoopDelay.p99)} / ${f0(c.benchLoopDelay.max)}`);
       if (c.refused || c.pushedLate || !c.settled) console.log(`(${label}: ${c.refused} requests refused, ${c.pushedLate} pushed after their window; ${c.settled ? 'all settled' : 'NOT all settled within the bound'})`);
     }
     if (soak.length === 3) {

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { treeProcesses } from './cpu.js';
 import { pct, sleep, until } from './sustained.js';
 
@@ -81,6 +81,11 @@ export interface Closing {
   /** the other backends at work in those samples (active, or an autovacuum worker), by role */
   otherBackends: Array<[string, number]>;
   samples: number;
+  /**
+   * the bench's own event-loop delay while the windows closed, p99 and max (ms): the 6.1's arrival is timed when the
+   * bench's receiver reads the request, so a busy bench adds its delay to the 6.1's lateness
+   */
+  benchLoopDelay: { p99: number; max: number };
 }
 
 const sortNum = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -157,12 +162,15 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
     }
   })();
   await sleep(Math.max(0, new Date(firstDeadline).getTime() - Date.now()));
+  const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+  loopDelay.enable();
   const backlogAtFirstDeadline = await w.backlog();
   await w.closingStarted?.();
   const cpu0 = cpuByName(w.pid);
   const open = async () => Number((await w.sql<{ n: string }>(`select count(*) as n from offer where state = 'ABIERTA' and uuid = any(?::uuid[])`, [list]))[0].n);
   await Promise.all(posts);
   const settled = await until(async () => (await open()) === 0 && uuids.filter((u) => w.acceptances.has(u)).length >= answeredCount(), w.windowMs + w.boundMs);
+  loopDelay.disable();
   sampling = false;
   await sampler;
   const cpu1 = cpuByName(w.pid);
@@ -223,6 +231,7 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
     backends,
     otherBackends: Object.entries(others).sort((a, b) => b[1] - a[1]),
     samples: sampled,
+    benchLoopDelay: { p99: loopDelay.percentile(99) / 1e6, max: loopDelay.max / 1e6 },
   };
 }
 
