@@ -34,6 +34,7 @@ import { startSchedules } from '../src/queues/schedules.js';
 import { startReconcile } from '../src/domain/outbox/reconcile.js';
 import { isOutage } from '../src/outage.js';
 import { InFlight } from '../src/main/inFlight.js';
+import { EVALUATION_LEAD_MS } from '../src/domain/offers/create/schedule.js';
 import type { Runtime } from '../src/domain/ports.js';
 import { observeWorker, timeJob } from '../src/metrics/queues.js';
 import { handlers as defaultHandlers, type Handlers } from './processors/index.js';
@@ -51,8 +52,13 @@ export interface WorkerGroup {
   close(): Promise<void>;
 }
 
-/** a closing run ends after this long (ms); the next due window's job starts the next one */
+/**
+ * a closing run hands over after this long (ms), in the first gap of EVALUATION_LEAD_MS before the next deadline (the
+ * next due window's job, due that early, starts the next run), and at the latest after CLOSING_RUN_HARD_MAX_MS
+ * (ISS32-12)
+ */
 export const CLOSING_RUN_MAX_MS = 5000;
+export const CLOSING_RUN_HARD_MAX_MS = 60_000;
 
 export const DEFAULT_CONCURRENCY: Readonly<Record<QueueName, number>> = {
   /** bounded: a backlog drains at this many offers at once, the rest of the pool stays free */
@@ -93,7 +99,7 @@ export async function startWorkers(rt: Runtime, opts: WorkerOptions = {}): Promi
   const gate = background.length ? new ClosingGate(() => rt.orm.em.fork(), { lateMs: rt.config.closingYieldLateMs, maxWaitMs: rt.config.closingYieldMaxMs }) : null;
   if (gate) rt.closingGate = gate;
   // ISS32-4: an evaluation job closes the windows due right after its own, each at its deadline, until none is near
-  const closingRun = queues.includes('offer-evaluation') && rt.config.closingLingerMs > 0 ? new ClosingRun({ lingerMs: rt.config.closingLingerMs, maxRunMs: CLOSING_RUN_MAX_MS }) : null;
+  const closingRun = queues.includes('offer-evaluation') && rt.config.closingLingerMs > 0 ? new ClosingRun({ lingerMs: rt.config.closingLingerMs, maxRunMs: CLOSING_RUN_MAX_MS, handoffMs: EVALUATION_LEAD_MS, hardMaxRunMs: CLOSING_RUN_HARD_MAX_MS }) : null;
   if (closingRun) rt.closingRun = closingRun;
   const workers = QUEUE_NAMES.filter((q) => queues.includes(q)).map((queue) => {
     const table = handlers[queue] as Record<string, (rt: Runtime, data: unknown, job: Job) => Promise<void>>;

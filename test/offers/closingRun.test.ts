@@ -90,6 +90,21 @@ describe('closing runs (issue 32, ISS32-4)', () => {
       const ran = await new ClosingRun({ lingerMs: 100, maxRunMs: 30 }).run(endless, new Date());
       expect(ran).to.be.at.least(1);
     });
+
+    it('past maxRunMs it hands over only in a gap of handoffMs before the next deadline (ISS32-12), or at hardMaxRunMs', async () => {
+      const t = Date.now();
+      // windows 10 ms apart until t + 60, then one 400 ms later (within the linger): the run, past maxRunMs after the
+      // second, closes the dense ones and hands over in the gap
+      const deadlines = [t + 10, t + 20, t + 30, t + 40, t + 50, t + 60, t + 460];
+      const { s, closes } = steps(deadlines);
+      expect(await new ClosingRun({ lingerMs: 1000, maxRunMs: 15, handoffMs: 100, hardMaxRunMs: 5000 }).run(s, new Date(t))).to.equal(6);
+      expect(closes).to.have.length(6);
+      // windows due back to back for ever: it ends at hardMaxRunMs
+      const endless = { next: async () => new Date(Date.now() - 1), close: async () => 1 };
+      const started = Date.now();
+      expect(await new ClosingRun({ lingerMs: 100, maxRunMs: 10, handoffMs: 100, hardMaxRunMs: 60 }).run(endless, new Date())).to.be.at.least(1);
+      expect(Date.now() - started).to.be.at.least(60);
+    });
   });
 
   describe('in the evaluation worker', () => {

@@ -13,16 +13,24 @@
  * The BullMQ evaluation job of every window stays what makes its closing
  * durable: a window a run does not reach (the run ended, the process died,
  * its offer was held by a response being written) is closed by its own job.
- * A run ends when no window is due within `lingerMs`, after `maxRunMs`, on
- * its first error (logged: the windows' own jobs are still there), and at
- * once when the process stops (after the batch it is closing).
+ * A run ends when no window is due within `lingerMs`, on its first error
+ * (logged: the windows' own jobs are still there), at once when the process
+ * stops (after the batch it is closing), and once it has lasted `maxRunMs`:
+ * then at the first gap of at least `handoffMs` before the next deadline, so
+ * that handing over to the next window's job (finishing this one, fetching
+ * that one, its first read) costs no window its time (ISS32-12), and at the
+ * latest after `hardMaxRunMs`.
  */
 
 export interface ClosingRunOptions {
   /** a run waits for the next deadline when it is at most this far (ms); 0: no runs */
   lingerMs: number;
-  /** a run ends after this long (ms), leaving the next windows to their jobs */
+  /** a run hands over to the next windows' jobs after this long (ms), in a gap of at least `handoffMs` */
   maxRunMs: number;
+  /** the gap before the next deadline a handover needs (ms); 0 (the default): a run ends at `maxRunMs` whatever the gap */
+  handoffMs?: number;
+  /** a run ends after this long (ms) at the latest, gap or not; `maxRunMs` by default */
+  hardMaxRunMs?: number;
 }
 
 export interface ClosingRunSteps {
@@ -57,10 +65,14 @@ export class ClosingRun {
     const started = this.now();
     let after = from;
     let closed = 0;
-    while (!this.stopped && this.opts.lingerMs > 0 && this.now() - started < this.opts.maxRunMs) {
+    const { lingerMs, maxRunMs, handoffMs = 0, hardMaxRunMs = maxRunMs } = this.opts;
+    while (!this.stopped && lingerMs > 0) {
       const next = await steps.next(after);
       if (!next) break;
-      if (next.getTime() - this.now() > this.opts.lingerMs) break;
+      const gap = next.getTime() - this.now();
+      if (gap > lingerMs) break;
+      const ran = this.now() - started;
+      if (ran >= maxRunMs && (gap >= handoffMs || ran >= hardMaxRunMs)) break;
       if (!(await this.until(next.getTime()))) break;
       after = new Date(this.now());
       closed += await steps.close(after);
