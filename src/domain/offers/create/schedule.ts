@@ -1,9 +1,9 @@
 /**
  * The jobs of an open offer (STYLE 5, 6): distribution now and evaluation at
  * the deadline, due a little before it (ISS32-11); their ids, attempts and
- * backoff are the registry's (src/queues/registry.ts). Job ids derive from the uuid, so scheduling an
- * offer again (a retried POST /oferta) is harmless and repairs an offer whose
- * first enqueue failed after its commit.
+ * backoff are the registry's (src/queues/registry.ts). Job ids derive from
+ * the uuid, so scheduling an offer again (a retried POST /oferta) is harmless
+ * and repairs an offer whose first enqueue failed after its commit.
  *
  * The expiry (OFFER_MAX_OPEN_MS after creation) acts only on an offer whose
  * window closed unanswered, so it is enqueued when that happens

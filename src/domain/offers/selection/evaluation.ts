@@ -57,8 +57,8 @@ export async function evaluateOffer(
     return 'nothing';
   }
   // D2: the queue's job never closes a window before its deadline. Due EVALUATION_LEAD_MS before it (ISS32-11), it
-  // waits out the rest here, on this process's clock; run earlier than twice that (promoted by hand on the board), it
-  // goes back to the queue. A direct call closes at once.
+  // waits out the rest here, on this process's clock (a stop does not cut it short: it lasts twice the lead at most);
+  // run earlier than that (promoted by hand on the board), it goes back to the queue. A direct call closes at once.
   if (opts.dueOnly && seen.deadlineAt) {
     const deadline = seen.deadlineAt.getTime();
     if (deadline - Date.now() > 2 * EVALUATION_LEAD_MS) throw new NotYetDue(evaluationDueAt(seen.deadlineAt));
