@@ -7,6 +7,7 @@
 import { expect } from 'chai';
 import { randomUUID } from 'node:crypto';
 import { reconcile, reconciledKey, startReconcile } from '../../src/domain/outbox/reconcile.js';
+import { EVALUATION_LEAD_MS } from '../../src/domain/offers/create/schedule.js';
 import { PRUNE_SCHEDULER_ID, SWEEP_SCHEDULER_ID } from '../../src/queues/schedules.js';
 import { jobId } from '../../src/queues/registry.js';
 import { WebhookDelivery } from '../../src/db/entities/index.js';
@@ -71,8 +72,8 @@ describe('the reconcile: what Redis lost is re-created from PostgreSQL (issue 30
     const evaluation = app.rt.queues.get('offer-evaluation');
     const evaluateOpen = await evaluation.getJob(jobId('evaluate', open.uuid));
     expect(evaluateOpen?.data).to.deep.equal({ offerUuid: open.uuid });
-    // due at its deadline, not now
-    expect(evaluateOpen!.timestamp + evaluateOpen!.opts.delay!).to.be.closeTo(open.deadlineAt!.getTime(), 1000);
+    // due at its deadline less its lead (ISS32-11), not now
+    expect(evaluateOpen!.timestamp + evaluateOpen!.opts.delay!).to.be.closeTo(open.deadlineAt!.getTime() - EVALUATION_LEAD_MS, 1000);
     const evaluateOverdue = await evaluation.getJob(jobId('evaluate', overdue.uuid));
     expect(evaluateOverdue?.opts.delay ?? 0, 'past its deadline: at once').to.equal(0);
     expect((await app.rt.queues.get('offer-distribution').getJob(jobId('distribute', open.uuid)))?.data).to.deep.equal({ offerUuid: open.uuid });

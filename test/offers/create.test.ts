@@ -5,6 +5,7 @@ import { GazetteerEntry, Offer, OfferTransition } from '../../src/db/entities/in
 import { OFFER_MESSAGES } from '../../src/api/offers/createOffer.js';
 import { DEFAULT_DESCRIPTION } from '../../src/domain/offers/create/input.js';
 import { jobId } from '../../src/queues/registry.js';
+import { EVALUATION_LEAD_MS } from '../../src/domain/offers/create/schedule.js';
 import { busChannel, type BusMessage } from '../../src/realtime/bus.js';
 import { resetDb } from '../helpers/db.js';
 import { makeServiceType } from '../helpers/factories.js';
@@ -65,8 +66,8 @@ describe('POST /oferta', () => {
       const evaluate = await app.rt.queues.get('offer-evaluation').getJob(jobId('evaluate', uuid));
       const expire = await app.rt.queues.get('offer-expiry').getJob(jobId('expire', uuid));
       expect(distribute?.data).to.deep.equal({ offerUuid: uuid });
-      // due at the deadline: the delay counts from the enqueue, a few ms after the offer's creation
-      expect(evaluate!.timestamp + evaluate!.opts.delay!).to.be.closeTo(offer!.deadlineAt!.getTime(), 20);
+      // due at the deadline less its lead (ISS32-11): the delay counts from the enqueue, a few ms after the offer's creation
+      expect(evaluate!.timestamp + evaluate!.opts.delay!).to.be.closeTo(offer!.deadlineAt!.getTime() - EVALUATION_LEAD_MS, 20);
       expect(expire, 'the expiry is enqueued only if the window closes unanswered').to.equal(undefined);
     });
 
