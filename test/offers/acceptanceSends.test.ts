@@ -160,7 +160,7 @@ describe('acceptance notification sent by the selecting process', () => {
     // the batch reserves a place and writes the 6.1 pending, then its claim from here fails
     let place: Reservation | null = null;
     const planned = await app.rt.orm.em.fork().transactional(async (em) => {
-      const windows = await lockDueWindows(em, uuid, 0, new Date());
+      const { windows } = await lockDueWindows(em, uuid, 0, new Date());
       const [closed] = await closeWindows(em, app.rt.config, windows, 'test', (id) => (place = sends.reserve(id)) !== null);
       return closed.kind === 'selected' ? closed.claimed : null;
     });

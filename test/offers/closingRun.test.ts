@@ -27,7 +27,7 @@ describe('closing runs (issue 32, ISS32-4)', () => {
         },
         close: async (at) => {
           closes.push(at.getTime());
-          return onClose(at);
+          return { closed: await onClose(at) };
         },
       };
       return { s, closes };
@@ -64,6 +64,28 @@ describe('closing runs (issue 32, ISS32-4)', () => {
       expect(closes).to.have.length(1);
     });
 
+    it('a batch that read the next deadline with its windows spares the run its own read (ISS32-13)', async () => {
+      const t = Date.now();
+      const deadlines = [t + 20, t + 40, t + 60];
+      const asked: number[] = [];
+      const closes: number[] = [];
+      const s: ClosingRunSteps = {
+        next: async (after) => {
+          asked.push(after.getTime());
+          return new Date(deadlines[0]);
+        },
+        close: async (at) => {
+          closes.push(at.getTime());
+          // as the statement reads it: the first deadline after the batch's start, null past the last
+          const next = deadlines.find((d) => d > at.getTime());
+          return { closed: 1, next: next === undefined ? null : new Date(next) };
+        },
+      };
+      expect(await new ClosingRun({ lingerMs: 100, maxRunMs: 5000 }).run(s, new Date(t))).to.equal(3);
+      expect(asked, 'only before the first batch').to.deep.equal([t]);
+      closes.forEach((at, i) => expect(at, `batch ${i} not before its deadline`).to.be.at.least(deadlines[i]));
+    });
+
     it('stopping wakes a run waiting for its next deadline: it ends without closing', async () => {
       const t = Date.now();
       const { s, closes } = steps([t + 60_000]);
@@ -86,7 +108,7 @@ describe('closing runs (issue 32, ISS32-4)', () => {
         (err: Error) => expect(err.message).to.equal('PostgreSQL away'),
       );
       expect(failing.closes, 'no batch after the failed one').to.have.length(1);
-      const endless = { next: async () => new Date(Date.now() - 1), close: async () => 1 };
+      const endless = { next: async () => new Date(Date.now() - 1), close: async () => ({ closed: 1 }) };
       const ran = await new ClosingRun({ lingerMs: 100, maxRunMs: 30 }).run(endless, new Date());
       expect(ran).to.be.at.least(1);
     });
@@ -100,7 +122,7 @@ describe('closing runs (issue 32, ISS32-4)', () => {
       expect(await new ClosingRun({ lingerMs: 1000, maxRunMs: 15, handoffMs: 100, hardMaxRunMs: 5000 }).run(s, new Date(t))).to.equal(6);
       expect(closes).to.have.length(6);
       // windows due back to back for ever: it ends at hardMaxRunMs
-      const endless = { next: async () => new Date(Date.now() - 1), close: async () => 1 };
+      const endless = { next: async () => new Date(Date.now() - 1), close: async () => ({ closed: 1 }) };
       const started = Date.now();
       expect(await new ClosingRun({ lingerMs: 100, maxRunMs: 10, handoffMs: 100, hardMaxRunMs: 60 }).run(endless, new Date())).to.be.at.least(1);
       expect(Date.now() - started).to.be.at.least(60);

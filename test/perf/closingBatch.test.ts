@@ -9,6 +9,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { Offer, OfferTransition, WebhookDelivery } from '../../src/db/entities/index.js';
+import { lockDueWindows } from '../../src/domain/offers/selection/closing.js';
 import { evaluateOffer } from '../../src/domain/offers/selection/evaluation.js';
 import { jobId } from '../../src/queues/registry.js';
 import { startApp, type TestApp } from '../helpers/harness.js';
@@ -158,5 +159,36 @@ describe('closing windows in batches (issue 12.3)', () => {
       await holder.end();
     }
     expect(await stateOf(held)).to.equal('ACEPTADA');
+  });
+
+  it('a closing run\'s batch reads when the next window is due in the statement that locks its own (ISS32-13)', async () => {
+    const due = await offers([false, false]);
+    await offers([false], false);
+    const firstOpenAfter = async (at: Date) =>
+      (await fork().find(Offer, { state: 'ABIERTA', deadlineAt: { $gt: at } }, { orderBy: { deadlineAt: 'asc' }, limit: 1 }))[0]?.deadlineAt ?? null;
+    const lock = async (at: Date) => {
+      let locked!: Awaited<ReturnType<typeof lockDueWindows>>;
+      const statements = await statementsOf(() => fork().transactional(async (em) => void (locked = await lockDueWindows(em, null, 100, at))));
+      return { ...locked, statements: statements.filter((q) => !/^(begin|commit)/i.test(q.trim())) };
+    };
+
+    const now = new Date();
+    const batch = await lock(now);
+    expect(batch.windows.map((w) => w.uuid)).to.include.members(due);
+    expect(batch.next, 'the first open deadline after the batch\'s start').to.be.instanceOf(Date);
+    expect(batch.next!.getTime()).to.equal((await firstOpenAfter(now))!.getTime());
+    expect(batch.statements, batch.statements.join('\n---\n')).to.have.length(1);
+
+    // nothing due yet: no windows, and still the next deadline
+    const early = await lock(new Date(0));
+    expect(early.windows).to.deep.equal([]);
+    expect(early.next!.getTime()).to.equal((await firstOpenAfter(new Date(0)))!.getTime());
+    // none open after it: null
+    const last = (await fork().find(Offer, { state: 'ABIERTA' }, { orderBy: { deadlineAt: 'desc' }, limit: 1 }))[0];
+    expect((await lock(last.deadlineAt!)).next).to.equal(null);
+    // the job's own batch does not read it (the job asks when it goes on as a run)
+    const own = await fork().transactional((em) => lockDueWindows(em, due[0], 0, new Date()));
+    expect(own.windows.map((w) => w.uuid)).to.deep.equal([due[0]]);
+    expect(own).to.not.have.property('next');
   });
 });

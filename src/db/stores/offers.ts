@@ -70,18 +70,39 @@ function readLocked(em: EntityManager, rows: LockedOfferRow[]): LockedOfferRow[]
   return rows;
 }
 
-/** Windows due (ABIERTA past their deadline) that nobody holds, oldest first: a closing run's batch without an own offer. */
-const LOCK_DUE_ANY = prepared(`select ${LOCKED_COLUMNS}, false as own from offer o join api_user g on g.id = o.generator_id
-   where o.state = 'ABIERTA' and o.deadline_at <= $1
-   order by o.deadline_at limit $2 for update of o skip locked`);
+/**
+ * Windows due (ABIERTA past their deadline) that nobody holds, oldest first: a closing run's batch without an own
+ * offer. With them, in the same round trip, when the next window after $1 is due (its partial index's first entry), so
+ * that the run need not ask again before its next batch (ISS32-13). Always one row at least: with nothing to lock, a
+ * row of nulls but `nextDeadline`.
+ */
+const LOCK_DUE_ANY = prepared(`with locked as (
+       select ${LOCKED_COLUMNS}, false as own from offer o join api_user g on g.id = o.generator_id
+        where o.state = 'ABIERTA' and o.deadline_at <= $1
+        order by o.deadline_at limit $2 for update of o skip locked
+     )
+     select l.*, n.at as "nextDeadline"
+       from (select min(deadline_at) as at from offer where state = 'ABIERTA' and deadline_at > $1) n
+       left join locked l on true
+      order by l."deadlineAt"`);
 
 /**
  * Locks the own offer (waiting for it) and up to `limit` other ABIERTA offers past their deadline nobody holds; with
- * no own offer (a closing run's later batches, ../../domain/offers/selection/closingRun.ts), up to `limit` of them.
+ * no own offer (a closing run's later batches, ../../domain/offers/selection/closingRun.ts), up to `limit` of them,
+ * and the next deadline after `now`.
  */
-export async function lockDueOffers(em: EntityManager, ownUuid: string | null, limit: number, now: Date): Promise<LockedOfferRow[]> {
-  if (ownUuid !== null) return lockBatch(em, LOCK_DUE, ownUuid, limit, now);
-  return readLocked(em, await sql<LockedOfferRow>(em, LOCK_DUE_ANY, [now.toISOString(), limit]));
+export async function lockDueOffers(em: EntityManager, ownUuid: string | null, limit: number, now: Date): Promise<LockedDue> {
+  if (ownUuid !== null) return { rows: await lockBatch(em, LOCK_DUE, ownUuid, limit, now) };
+  const rows = await sql<LockedOfferRow & { nextDeadline: Date | null }>(em, LOCK_DUE_ANY, [now.toISOString(), limit]);
+  const next = readDate(em, rows[0]?.nextDeadline ?? null);
+  return { rows: readLocked(em, rows.filter((r) => r.uuid !== null).map(({ nextDeadline: _next, ...r }) => r)), next };
+}
+
+/** A locked batch of due windows; without an own offer, also when the next window after its `now` is due (null: none). */
+export interface LockedDue {
+  rows: LockedOfferRow[];
+  /** read with the batch when it had no own offer; undefined otherwise */
+  next?: Date | null;
 }
 
 /** Locks the own offer (waiting for it) and up to `limit` other SIN_RESPUESTA offers past their expiry nobody holds. */

@@ -49,11 +49,18 @@ export type ClosedWindow =
  * it) and up to `limit` other ABIERTA offers past their deadline that no one
  * else holds (SKIP LOCKED, so no two batches wait on each other). Returns the
  * ABIERTA ones, the own first. Without an own offer (a closing run's later
- * batches), only the others.
+ * batches), only the others, and when the next window after `now` is due
+ * (`next`, null when none is open; read in the same statement, ISS32-13).
  */
-export async function lockDueWindows(em: EntityManager, ownUuid: string | null, limit: number, now: Date): Promise<DueWindow[]> {
-  const rows = (await lockDueOffers(em, ownUuid, limit, now)) as Array<DueWindow & { own: boolean }>;
-  return rows.filter((w) => !w.own || w.state === 'ABIERTA').map(({ own: _own, ...w }) => w);
+export async function lockDueWindows(
+  em: EntityManager,
+  ownUuid: string | null,
+  limit: number,
+  now: Date,
+): Promise<{ windows: DueWindow[]; next?: Date | null }> {
+  const { rows, next } = await lockDueOffers(em, ownUuid, limit, now);
+  const windows = (rows as Array<DueWindow & { own: boolean }>).filter((w) => !w.own || w.state === 'ABIERTA').map(({ own: _own, ...w }) => w);
+  return next === undefined ? { windows } : { windows, next };
 }
 
 /**

@@ -6,7 +6,8 @@
  * promoted on Redis's timer, fetched, one read of its offer): round trips on
  * a busy host, and a wake-up only as precise as Redis's `hz`. In a run, the
  * next batch starts at the next deadline (read from the partial index of open
- * deadlines, timed here to the millisecond), and what follows a batch's commit
+ * deadlines, by the batch before it with its windows when it can, ISS32-13;
+ * timed here to the millisecond), and what follows a batch's commit
  * (its 6.1 claims, events, expiries, the withdrawal of the jobs of the
  * windows it closed) goes on while the next batch is closed.
  *
@@ -33,11 +34,22 @@ export interface ClosingRunOptions {
   hardMaxRunMs?: number;
 }
 
+/** What a batch of a run did. */
+export interface ClosingBatch {
+  /** how many windows it closed */
+  closed: number;
+  /**
+   * the earliest deadline of an open window after the batch's `now`, when the batch read it with its windows (null:
+   * none is open); undefined: not read, the run asks `next` (ISS32-13)
+   */
+  next?: Date | null;
+}
+
 export interface ClosingRunSteps {
   /** the earliest deadline of an open window after `after` (it may be past), null when there is none */
   next(after: Date): Promise<Date | null>;
-  /** closes a batch of the windows due at `now` that nobody holds; returns how many it closed */
-  close(now: Date): Promise<number>;
+  /** closes a batch of the windows due at `now` that nobody holds */
+  close(now: Date): Promise<ClosingBatch>;
 }
 
 export class ClosingRun {
@@ -65,9 +77,11 @@ export class ClosingRun {
     const started = this.now();
     let after = from;
     let closed = 0;
+    /** the next deadline as the last batch read it with its windows, one round trip fewer per batch (ISS32-13) */
+    let known: Date | null | undefined;
     const { lingerMs, maxRunMs, handoffMs = 0, hardMaxRunMs = maxRunMs } = this.opts;
     while (!this.stopped && lingerMs > 0) {
-      const next = await steps.next(after);
+      const next = known === undefined ? await steps.next(after) : known;
       if (!next) break;
       const gap = next.getTime() - this.now();
       if (gap > lingerMs) break;
@@ -75,7 +89,9 @@ export class ClosingRun {
       if (ran >= maxRunMs && (gap >= handoffMs || ran >= hardMaxRunMs)) break;
       if (!(await this.until(next.getTime()))) break;
       after = new Date(this.now());
-      closed += await steps.close(after);
+      const batch = await steps.close(after);
+      closed += batch.closed;
+      known = batch.next;
     }
     return closed;
   }

@@ -67,13 +67,16 @@ export async function evaluateOffer(
   const tails = new Tails();
   try {
     const now = new Date();
-    const closed = await closeDueBatch(rt, uuid, now, tails);
+    const { closed } = await closeDueBatch(rt, uuid, now, tails);
     const mine = closed.find((c) => c.uuid === uuid);
     if (!mine) await resumeAcceptance(rt, uuid);
     if (run) {
       const steps = {
         next: (after: Date) => nextOpenDeadline(rt.orm.em.fork(), after),
-        close: async (at: Date) => (await closeDueBatch(rt, null, at, tails)).length,
+        close: async (at: Date) => {
+          const batch = await closeDueBatch(rt, null, at, tails);
+          return { closed: batch.closed.length, next: batch.next };
+        },
       };
       await run.run(steps, now).catch((err: unknown) => rt.log.warn({ err }, 'closing run ended by an error; the windows it left keep their own jobs'));
     }
@@ -112,9 +115,10 @@ class Tails {
  * closed (closing.ts). After its commit the 6.1 sends this process holds places for start at once; their claims, the other
  * 6.1 enqueues, the expiries of the unanswered, the live events and the withdrawal of the other windows' jobs go to
  * `tails`, so a closing run's next batch need not wait for them. The moves' own announcements (`offer.state`, the
- * state notifications) run on commit, before the live events of the selections.
+ * state notifications) run on commit, before the live events of the selections. Without an own window (a run's
+ * batch), it also returns when the next window after `now` is due, read with its windows (ISS32-13).
  */
-async function closeDueBatch(rt: Runtime, ownUuid: string | null, now: Date, tails: Tails): Promise<ClosedWindow[]> {
+async function closeDueBatch(rt: Runtime, ownUuid: string | null, now: Date, tails: Tails): Promise<{ closed: ClosedWindow[]; next?: Date | null }> {
   // A 6.1 this process will send right after the commit has a place held before the write; it is claimed just before
   // its request goes out (one statement for the batch's: SendingClaims). Places the commit's step does not start (the
   // transaction failed) are released.
@@ -125,9 +129,13 @@ async function closeDueBatch(rt: Runtime, ownUuid: string | null, now: Date, tai
     return Boolean(place);
   };
   let closed: ClosedWindow[];
+  /** without an own offer: when the next window is due, read with the batch's (ISS32-13) */
+  let next: Date | null | undefined;
   try {
     closed = await rt.orm.em.fork().transactional(async (em) => {
-      const windows = await lockDueWindows(em, ownUuid, CLOSE_BATCH - (ownUuid ? 1 : 0), now);
+      const locked = await lockDueWindows(em, ownUuid, CLOSE_BATCH - (ownUuid ? 1 : 0), now);
+      const { windows } = locked;
+      next = locked.next;
       if (!windows.length) return [];
       let batch: ClosedWindow[] = [];
       // After the commit, first the acceptance notifications (6.1: started from here when a place is held, else
@@ -174,7 +182,7 @@ async function closeDueBatch(rt: Runtime, ownUuid: string | null, now: Date, tai
   if (othersClosed.length) {
     tails.add(afterCommit(rt, "withdraw closed windows' evaluations", { count: othersClosed.length }, () => rt.queues.withdraw('offer-evaluation', 'evaluate', othersClosed)));
   }
-  return closed;
+  return next === undefined ? { closed } : { closed, next };
 }
 
 /**
