@@ -6,7 +6,8 @@
  * - the API: WEB_PROCESSES processes sharing PORT (by default the cores less
  *   the background worker processes, at least one);
  * - one time-critical worker: the deadline's evaluation and the 6.1 send
- *   (TIME_CRITICAL_QUEUES), at the default CPU priority;
+ *   (TIME_CRITICAL_QUEUES), above the API's CPU priority where it may
+ *   (TIME_CRITICAL_NICE, docs/decisions.md TC-5);
  * - WORKER_PROCESSES background workers: distribution, state notifications,
  *   SMS, at a lower CPU priority (nice BACKGROUND_NICE), so that when the
  *   cores are busy the API and the closing windows are served first and a
