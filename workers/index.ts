@@ -60,6 +60,16 @@ export interface WorkerGroup {
 export const CLOSING_RUN_MAX_MS = 5000;
 export const CLOSING_RUN_HARD_MAX_MS = 60_000;
 
+/**
+ * ISS32-14: the PostgreSQL connections a worker process keeps open through quiet spells. One that closes windows keeps
+ * two (a batch's transaction, and its 6.1's claim and records while the next batch runs): after more than the pool's
+ * idle timeout (30 s) without a window, the next one otherwise waited for new backends, 6–16 ms each on issue 32's
+ * tenth-session host, and for their first statements' catalog reads. Background workers keep none.
+ */
+export function keptDbConnections(queues: readonly QueueName[]): number {
+  return queues.includes('offer-evaluation') ? 2 : 0;
+}
+
 export const DEFAULT_CONCURRENCY: Readonly<Record<QueueName, number>> = {
   /** bounded: a backlog drains at this many offers at once, the rest of the pool stays free */
   'offer-distribution': 4,

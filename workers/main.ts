@@ -13,14 +13,14 @@ import { warnUnsafeDefaults } from '../src/main/banner.js';
 import { logger } from '../src/logger.js';
 import { configOrExit, createRuntime } from '../src/main/runtime.js';
 import { holdStopSignals, onShutdown } from '../src/main/shutdown.js';
-import { startWorkers } from './index.js';
+import { keptDbConnections, startWorkers } from './index.js';
 import { publishMetrics } from '../src/metrics/metrics.js';
 
 const cfg = configOrExit();
 const log = logger();
 holdStopSignals(log, cfg.shutdownTimeoutMs, keptStopSignals);
 warnUnsafeDefaults(cfg, { demo: false });
-const rt = await createRuntime(cfg, { log, role: `worker ${cfg.workerQueues.join(',')}` });
+const rt = await createRuntime(cfg, { log, role: `worker ${cfg.workerQueues.join(',')}`, keptDbConnections: keptDbConnections(cfg.workerQueues) });
 if (cfg.workerNice !== 0) {
   try {
     setPriority(cfg.workerNice);

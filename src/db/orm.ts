@@ -5,6 +5,9 @@ import { entities } from './entities/index.js';
 
 const migrationsPath = fileURLToPath(new URL('./migrations', import.meta.url));
 
+/** the most PostgreSQL connections one process holds */
+const POOL_MAX = 10;
+
 export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}): Options {
   return defineConfig({
     clientUrl: databaseUrl,
@@ -14,7 +17,7 @@ export function ormOptions(databaseUrl: string, overrides: Partial<Options> = {}
     ensureDatabase: false,
     allowGlobalContext: false,
     forceUtcTimezone: true,
-    pool: { min: 0, max: 10 },
+    pool: { min: 0, max: POOL_MAX },
     migrations: {
       path: migrationsPath,
       glob: '!(*.d).js',
@@ -46,6 +49,14 @@ export function failFastPg(connectMs: number, queryMs: number, applicationName?:
       },
     },
   };
+}
+
+/**
+ * ISS32-14: a pool that keeps `n` connections open however long they stay idle (the others close after the pool's
+ * idle timeout, 30 s): a process whose work must not wait for a new PostgreSQL backend after a quiet spell.
+ */
+export function keptConnections(n: number): Partial<Options> {
+  return { pool: { min: n, max: POOL_MAX } };
 }
 
 export async function createOrm(databaseUrl: string, overrides: Partial<Options> = {}): Promise<MikroORM> {

@@ -7,7 +7,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { config as loadConfig, ConfigError, type Config } from '../../config/index.js';
-import { createOrm, failFastPg } from '../db/orm.js';
+import { createOrm, failFastPg, keptConnections } from '../db/orm.js';
 import { logger } from '../logger.js';
 import { Queues } from '../queues/queues.js';
 import { createRedis, duplicateRedis, failFastOptions, watchRedis, whenReady, type Redis } from '../queues/redis.js';
@@ -20,10 +20,34 @@ import { CredentialCache, subscribeAuthInvalidation } from '../auth/cache.js';
 
 export type { Runtime };
 
-export async function createRuntime(cfg: Config = loadConfig(), opts: { log?: Logger; role?: string } = {}): Promise<Runtime> {
+/**
+ * ISS32-14: opens `n` connections of the pool at once, so that the first window after start does not wait for new
+ * backends either. PostgreSQL away at start delays it at most the connect timeout (D21); the pool opens them later.
+ */
+async function openConnections(orm: Runtime['orm'], n: number, log: Logger): Promise<void> {
+  const knex = orm.em.getConnection().getKnex();
+  await Promise.all(Array.from({ length: n }, () => knex.raw('select 1'))).catch((err: unknown) =>
+    log.warn({ err: String(err) }, 'PostgreSQL connections not opened at start; they open with the first statements'),
+  );
+}
+
+export interface RuntimeOptions {
+  log?: Logger;
+  /** named in pg_stat_activity (`broker <role>`) */
+  role?: string;
+  /** PostgreSQL connections opened at start and kept open through quiet spells (ISS32-14); none by default */
+  keptDbConnections?: number;
+}
+
+export async function createRuntime(cfg: Config = loadConfig(), opts: RuntimeOptions = {}): Promise<Runtime> {
   const log = opts.log ?? logger();
+  const kept = opts.keptDbConnections ?? 0;
   // D21: bounded waits for PostgreSQL and Redis (a 503 instead of a hang, src/outage.ts).
-  const orm = await createOrm(cfg.databaseUrl, failFastPg(cfg.dbConnectTimeoutMs, cfg.dbQueryTimeoutMs, opts.role ? `broker ${opts.role}` : undefined));
+  const orm = await createOrm(cfg.databaseUrl, {
+    ...failFastPg(cfg.dbConnectTimeoutMs, cfg.dbQueryTimeoutMs, opts.role ? `broker ${opts.role}` : undefined),
+    ...(kept > 0 ? keptConnections(kept) : {}),
+  });
+  if (kept > 0) await openConnections(orm, kept, log);
   // Fail fast: a command while Redis is away is refused at once (no offline queue) or after
   // REDIS_COMMAND_TIMEOUT_MS, so a request whose change is committed is answered and one that needs Redis
   // answers 503 (the reconcile repairs a lost enqueue). Workers and the real-time subscriber have
