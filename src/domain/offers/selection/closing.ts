@@ -60,7 +60,7 @@ export async function lockDueWindows(
 ): Promise<{ windows: DueWindow[]; next?: Date | null }> {
   const { rows, next } = await lockDueOffers(em, ownUuid, limit, now);
   const windows = (rows as Array<DueWindow & { own: boolean }>).filter((w) => !w.own || w.state === 'ABIERTA').map(({ own: _own, ...w }) => w);
-  return next === undefined ? { windows } : { windows, next };
+  return { windows, next };
 }
 
 /**

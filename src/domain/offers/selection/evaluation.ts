@@ -182,7 +182,7 @@ async function closeDueBatch(rt: Runtime, ownUuid: string | null, now: Date, tai
   if (othersClosed.length) {
     tails.add(afterCommit(rt, "withdraw closed windows' evaluations", { count: othersClosed.length }, () => rt.queues.withdraw('offer-evaluation', 'evaluate', othersClosed)));
   }
-  return next === undefined ? { closed } : { closed, next };
+  return { closed, next };
 }
 
 /**
