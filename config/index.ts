@@ -51,6 +51,8 @@ const VARS = {
   OFFER_RESPONSE_WINDOW_MS: { key: 'offerResponseWindowMs', type: 'integer', default: 30000, minimum: 1 },
   OFFER_MAX_OPEN_MS: { key: 'offerMaxOpenMs', type: 'integer', default: 900000, minimum: 1 },
   REQUEST_TIMEOUT_MS: { key: 'requestTimeoutMs', type: 'integer', default: 60000, minimum: 1 },
+  /** an idle keep-alive connection is closed by the API after this (ms): longer than a client's or a proxy's idle timeout, so that they close first (EDGE-15) */
+  KEEP_ALIVE_TIMEOUT_MS: { key: 'keepAliveTimeoutMs', type: 'integer', default: 61000, minimum: 1 },
   /** longest a SIGTERM drain may take before the process gives up and exits 1 */
   SHUTDOWN_TIMEOUT_MS: { key: 'shutdownTimeoutMs', type: 'integer', default: 30000, minimum: 1 },
   WEBHOOK_TIMEOUT_MS: { key: 'webhookTimeoutMs', type: 'integer', default: 10000, minimum: 1 },

@@ -31,6 +31,11 @@ export async function startHttpServer(rt: Runtime, port = rt.config.port, opts: 
   const server = createServer(app.callback());
   // Our own timeout middleware answers 408 first; these are the socket-level backstops.
   server.requestTimeout = rt.config.requestTimeoutMs + 5000;
+  // EDGE-15: an idle keep-alive connection outlives a client's or a proxy's own idle timeout (60 s is common), so the
+  // client closes it first; a server that closes first (Node's 5 s) races a request sent on it at that moment
+  // (ECONNRESET on the client, nodejs/node#20256). Node 20 holds an idle connection to this alone, not to the
+  // headers' or the request's limits (those run from a request's first byte).
+  server.keepAliveTimeout = rt.config.keepAliveTimeoutMs;
   server.headersTimeout = Math.min(rt.config.requestTimeoutMs + 5000, 65000);
   // While closing, a finished response must not leave its keep-alive connection open for
   // keepAliveTimeout: answers still to be sent say `Connection: close`.

@@ -23,6 +23,7 @@ describe('configuration (STYLE 12)', () => {
       offerResponseWindowMs: 30000,
       offerMaxOpenMs: 900000,
       requestTimeoutMs: 60000,
+      keepAliveTimeoutMs: 61000,
       webhookTimeoutMs: 10000,
       loginRateLimit: 5,
       loginRateWindowS: 900,
