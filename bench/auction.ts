@@ -59,6 +59,8 @@
  *    half-way and once drained (BENCH_SOAK_S=0 skips it).
  *
  * BENCH_PIPELINE_FLOOR=0 leaves the pipeline floor out.
+ * BENCH_BURST_ONLY=1 runs the bursts only (the offer floor's, the contract
+ * floor's and the service's) and where each one's CPU went, then stops.
  * BENCH_CPU_PROF=1 runs the service with `node --cpu-prof` (profiles in
  * bench-profiles/, not in git) and prints its top self-time frames.
  * BENCH_PAUSE_DISTRIBUTION=1 pauses the distribution queue during the burst
@@ -78,7 +80,7 @@ import { randomUUID } from 'node:crypto';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { deleteKeys } from './cleanup.js';
@@ -89,7 +91,7 @@ import { offerLoad } from './offerLoad.js';
 import { startPipelineFloor } from './pipeline-floor.js';
 import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
 import { SAMPLE_MS, closingStep, spread, type Closing, type ClosingWorld } from './closing.js';
-import { STEADY_S, pct, postOffer, printCpu, sleep, stepText, sustainedRate, until, type Pipeline, type Sustained } from './sustained.js';
+import { STEADY_S, cpuSnapshot, cpuSpent, pct, postOffer, printCpu, sleep, stepText, sustainedRate, until, type Pipeline, type Sustained } from './sustained.js';
 import { jobId } from '../src/queues/registry.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
@@ -117,6 +119,8 @@ const PIPELINE_FLOOR = process.env.BENCH_PIPELINE_FLOOR !== '0';
 const PG_STATS = process.env.BENCH_PG_STATS === '1';
 /** item 7: the soak at half the sustained rate (0: skipped), with every process's memory sampled */
 const SOAK_S = Number(process.env.BENCH_SOAK_S ?? 300);
+/** 1: the bursts only (the offer floor's, the contract floor's and the service's, with where their CPU went), about 2 min */
+const BURST_ONLY = process.env.BENCH_BURST_ONLY === '1';
 const TECHNICIANS = 50;
 
 // ---------------------------------------------------------------- helpers
@@ -142,6 +146,16 @@ const PART_LABELS: Record<string, string> = {
   'workers/main.js (time-critical)': 'time-critical worker',
   'workers/main.js (background)': 'background worker',
 };
+
+/** Where each burst's CPU went: the cores busy, then ms per request answered by part. */
+function printBurstCpu(bursts: ReadonlyArray<{ title: string; parts: Array<[string, number]>; seconds: number; requests: number }>): void {
+  console.log(`\nwhere the CPU went in each burst (taking offers and distributing them at once): cores busy of ${availableParallelism()}, then ms per request answered`);
+  for (const { title, parts, seconds, requests } of bursts) {
+    const all = parts.reduce((sum, [, ms]) => sum + ms, 0);
+    const each = parts.map(([name, ms]) => `${PART_LABELS[name] ?? name} ${f2(ms / requests)}`).join(', ');
+    console.log(`  ${title.padEnd(20)} ${f2(all / 1000 / seconds)} cores  all ${f2(all / requests)} = ${each}`);
+  }
+}
 
 /** CPU seconds of the time-critical worker (evaluation and the 6.1) under `root`. */
 function timeCriticalCpuSeconds(root: number): number {
@@ -392,15 +406,27 @@ async function main(): Promise<void> {
     let against: { load: Awaited<ReturnType<typeof offerLoad>>; sustained: Sustained } | undefined;
     /** the contract floor's burst (its sustained rate is not a bound: its closing, one plain job per window, keeps it below the service's; docs/decisions.md ISS32-10) */
     let contractLoad: Awaited<ReturnType<typeof offerLoad>> | undefined;
-    if (PIPELINE_FLOOR) {
+    /** where each burst's CPU went, by part (ms), and its requests answered */
+    const burstCpu: Array<{ title: string; parts: Array<[string, number]>; seconds: number; requests: number }> = [];
+    const burstOf = async (title: string, p: Pick<Pipeline, 'processCpu'>, load: () => ReturnType<typeof offerLoad>) => {
+      const before = cpuSnapshot(p);
+      const result = await load();
+      burstCpu.push({ title, parts: cpuSpent(before, cpuSnapshot(p)), seconds: result.seconds, requests: result.latencies.length });
+      return result;
+    };
+    if (PIPELINE_FLOOR && !BURST_ONLY) {
       const pipelineFloor = await startPipelineFloor({ dbUrl, redisUrl, prefix: `${prefix}_pf`, port: await freePort(), windowMs: WINDOW_MS, centralUrl: `${receiverUrl}/pipeline-floor/ofertas` });
       try {
-        const load = await offerLoad({ port: pipelineFloor.port, path: '/', headers: {}, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS });
+        const load = await burstOf('the pipeline floor', pipelineFloor, () =>
+          offerLoad({ port: pipelineFloor.port, path: '/', headers: {}, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS }),
+        );
         await pipelineFloor.settled(DRAIN_MAX_S * 1000);
         against = { load, sustained: await sustainedRate(pipelineFloor, { rates: RATES, windowMs: WINDOW_MS, connections: CONNECTIONS }) };
       } finally {
         await pipelineFloor.close();
       }
+    }
+    if (PIPELINE_FLOOR || BURST_ONLY) {
       // the contract floor (bench/contract-duties.ts): the pipeline floor doing also the contract's duties, under the same burst
       const contractFloor = await startPipelineFloor({
         dbUrl,
@@ -413,7 +439,9 @@ async function main(): Promise<void> {
         duties: true,
       });
       try {
-        contractLoad = await offerLoad({ port: contractFloor.port, path: '/', headers: contractFloor.headers, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS });
+        contractLoad = await burstOf('the contract floor', contractFloor, () =>
+          offerLoad({ port: contractFloor.port, path: '/', headers: contractFloor.headers, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS }),
+        );
         await contractFloor.settled(DRAIN_MAX_S * 1000);
       } finally {
         await contractFloor.close();
@@ -453,19 +481,37 @@ async function main(): Promise<void> {
 
     await freshPositions();
     if (process.env.BENCH_PAUSE_DISTRIBUTION === '1') await distQueue.pause();
+    const serviceCpu = () => {
+      const cpu = new Map<string, number>();
+      for (const p of treeProcesses(pid)) cpu.set(p.name, (cpu.get(p.name) ?? 0) + p.cpuS * 1000);
+      return cpu;
+    };
     const cpuBefore = treeCpuSeconds(pid);
-    const serviceLoad = await offerLoad({
-      port: servicePort,
-      path: '/api/v3/oferta',
-      headers: { authorization: basic },
-      body: offerTemplate(),
-      seconds: SECONDS,
-      connections: CONNECTIONS,
-    });
+    const serviceLoad = await burstOf('the service', { processCpu: serviceCpu }, () =>
+      offerLoad({
+        port: servicePort,
+        path: '/api/v3/oferta',
+        headers: { authorization: basic },
+        body: offerTemplate(),
+        seconds: SECONDS,
+        connections: CONNECTIONS,
+      }),
+    );
     const loadStopped = Date.now();
     const cpuAtStop = treeCpuSeconds(pid);
     if (process.env.BENCH_PAUSE_DISTRIBUTION === '1') await distQueue.resume();
     const backlogAtStop = await backlog();
+    if (BURST_ONLY) {
+      const floorRps = floorLoad.latencies.length / floorLoad.seconds;
+      const cfRps = contractLoad ? contractLoad.latencies.length / contractLoad.seconds : NaN;
+      const rps = serviceLoad.latencies.length / serviceLoad.seconds;
+      console.log(`\nPOST /oferta, ${SECONDS} s bursts (req/s): the service ${f0(rps)} (p50 / p99 ${f0(pct(serviceLoad.latencies, 50))} / ${f0(pct(serviceLoad.latencies, 99))} ms) ${JSON.stringify(serviceLoad.statuses)}, the offer floor ${f0(floorRps)}, the contract floor ${f0(cfRps)} ${JSON.stringify(contractLoad?.statuses ?? {})}; the service ${f2(rps / cfRps)}× of the contract floor (its bound, ISS32-10); the distribution backlog when the service's burst stopped: ${backlogAtStop} jobs`);
+      printBurstCpu(burstCpu);
+      await until(async () => (await backlog()) === 0, DRAIN_MAX_S * 1000);
+      await distQueue.close();
+      await evalQueue.close();
+      return;
+    }
 
     // Issue 32: while the burst's backlog drains, PIPELINE_OFFERS offers whose windows close within 3 s, each answered
     // once its push reached the central; meanwhile, when the backlog ends and when the service is idle.
@@ -504,11 +550,7 @@ async function main(): Promise<void> {
       path: '/api/v3/oferta',
       headers: { authorization: basic },
       offer: (uuid) => ({ ...offerTemplate(), uuid }),
-      processCpu() {
-        const cpu = new Map<string, number>();
-        for (const p of treeProcesses(pid)) cpu.set(p.name, (cpu.get(p.name) ?? 0) + p.cpuS * 1000);
-        return cpu;
-      },
+      processCpu: serviceCpu,
       backlog,
       async closedLate(steadyUuids) {
         const list = `{${steadyUuids.join(',')}}`;
@@ -644,6 +686,7 @@ async function main(): Promise<void> {
       const bound = Math.max(atRate, given);
       console.log(`  3. the drain ends: idle ${idleAfterS === null ? 'never' : `${f1(idleAfterS)} s`} after the burst; the backlog and the step's offers at the sustained rate (${f1(atRate)} s), or the last expiry or deadline the bench gave if later (${f1(given)} s): ${ok(idleAfterS !== null && idleAfterS <= bound)}`);
     }
+    printBurstCpu(burstCpu);
     printCpu('the service', sustained.steps, PART_LABELS);
     if (against) printCpu('the pipeline floor', against.sustained.steps);
     const printStatements = (list: PgStatement[], per: number) => {

@@ -71,7 +71,7 @@ export interface Sustained {
   late: number[];
 }
 
-interface CpuSnapshot {
+export interface CpuSnapshot {
   processes: Map<string, number>;
   postgres: Map<number, number>;
   redis: Map<number, number>;
@@ -119,12 +119,14 @@ export function postOffer(p: Pipeline, agent: Agent, uuid: string, retried = fal
   });
 }
 
-function snapshot(p: Pipeline): CpuSnapshot {
+/** The CPU so far of a pipeline's processes, the machine's PostgreSQL and Redis, and the bench. */
+export function cpuSnapshot(p: Pick<Pipeline, 'processCpu'>): CpuSnapshot {
   const own = process.cpuUsage();
   return { processes: p.processCpu(), postgres: cpuByPid('postgres'), redis: cpuByPid('redis-server'), bench: (own.user + own.system) / 1000 };
 }
 
-function spent(a: CpuSnapshot, b: CpuSnapshot): Array<[string, number]> {
+/** CPU ms spent between two snapshots, by part. */
+export function cpuSpent(a: CpuSnapshot, b: CpuSnapshot): Array<[string, number]> {
   return [
     ...[...b.processes].map(([name, ms]): [string, number] => [name, ms - (a.processes.get(name) ?? 0)]),
     ['PostgreSQL', spentSince(a.postgres, b.postgres)],
@@ -149,13 +151,13 @@ export async function runStep(p: Pipeline, rate: number, opts: { windowMs: numbe
     if (wait > 0) await sleep(wait);
     if (!steady && i >= rate * (stepS - STEADY_S)) {
       await p.steadyStarted?.();
-      steady = { cpu: snapshot(p), at: performance.now() };
+      steady = { cpu: cpuSnapshot(p), at: performance.now() };
     }
     const uuid = randomUUID();
     uuids.push(uuid);
     sent.push(postOffer(p, agent, uuid));
   }
-  const cpu = { parts: spent(steady!.cpu, snapshot(p)), seconds: (performance.now() - steady!.at) / 1000 };
+  const cpu = { parts: cpuSpent(steady!.cpu, cpuSnapshot(p)), seconds: (performance.now() - steady!.at) / 1000 };
   await p.steadyEnded?.(rate);
   const statuses = await Promise.all(sent);
   const answeredS = (performance.now() - t0) / 1000;
