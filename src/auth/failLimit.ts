@@ -74,8 +74,8 @@ function identityKey(scheme: AuthScheme, identity: string): string {
   return createHash('sha256').update(`${scheme}\0${identity}`).digest('hex').slice(0, 40);
 }
 
-/** At most this many attempts share one read, and this many reads are in flight. */
-const READ_BATCH = { max: 64, concurrency: 2 };
+/** At most this many attempts share one read; one read in flight per process, the attempts meanwhile wait for the next (ISS32-15). */
+const READ_BATCH = { max: 64, concurrency: 1 };
 
 type Deps = { config: Pick<Config, 'authFailLimitIp' | 'authFailLimitId' | 'authFailWindowS' | 'queuePrefix'>; redis: Redis; log: Logger };
 

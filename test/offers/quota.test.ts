@@ -119,7 +119,7 @@ describe('offer quota per generator (D24)', () => {
     expect(stored, 'only the offers that took a place are stored').to.equal(3);
   });
 
-  it('eight takes at once with 3 places: the first two alone, the other six in one increment of which one place is left: 3 taken, 5 refused (ISS32-2)', async () => {
+  it('eight takes at once with 3 places: the first alone, the other seven in one increment of which two places are left: 3 taken, 5 refused (ISS32-2, ISS32-15)', async () => {
     const em = app.rt.orm.em.fork();
     const res = await provision(em, {
       apiUsers: [{ username: 'gen-quota-batch', password: 'quota-secret-8', status: 'ACTIVO', endpoints: ['*'], businessName: 'Lote', nit: '955502', offersPerMinute: 3 }],

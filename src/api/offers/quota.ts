@@ -39,8 +39,8 @@ interface Quota {
 /** One limiter per quota size (a generator's own, or the default), made once per runtime. */
 const quotas = new WeakMap<object, Map<number, Quota>>();
 
-/** At most this many of one generator's requests share one increment, and this many increments of one generator are in flight. */
-const TAKE_BATCH = { max: 256, concurrency: 2 };
+/** At most this many of one generator's requests share one increment; one increment of a generator in flight per process (ISS32-15). */
+const TAKE_BATCH = { max: 256, concurrency: 1 };
 
 /** The generators whose coalescers a process keeps before it starts again from none. */
 const MAX_GENERATORS = 10_000;
