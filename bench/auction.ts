@@ -19,7 +19,10 @@
  *    its attempt recorded for every push, the unanswered offer's expiry),
  *    under the same burst: how much of the pipeline floor's intake the
  *    contract itself leaves (its sustained rate is no bound: its closing,
- *    one plain job per window, holds it below the service's);
+ *    one plain job per window, holds it below the service's); then, unless
+ *    BENCH_BURST_ONLY, issue 32's closing step against it (ISS32-16): the
+ *    same offers, answered the same way, once its burst has drained, each
+ *    answered one's 6.1 sent by its webhook-dispatch job: target 1's bound;
  * 3. the service as `npm start` runs it (`node dist/src/main/all.js`, its own
  *    process or processes), one central with 50 technicians covering the
  *    origin, a local receiver for the central's pushes and the generator's
@@ -91,6 +94,7 @@ import { offerLoad } from './offerLoad.js';
 import { startPipelineFloor } from './pipeline-floor.js';
 import { PROFILE_DIR, profileArgs, summariseProfiles } from './profiles.js';
 import { SAMPLE_MS, closingStep, spread, type Closing, type ClosingWorld } from './closing.js';
+import { CONTRACT_CENTRAL } from './contract-duties.js';
 import { STEADY_S, cpuSnapshot, cpuSpent, pct, postOffer, printCpu, sleep, stepText, sustainedRate, until, type Pipeline, type Sustained } from './sustained.js';
 import { jobId } from '../src/queues/registry.js';
 
@@ -199,7 +203,7 @@ function closingRows(row: Row, label: string, c: Closing): void {
   row(`${label}: selection → 6.1 claimed / claimed → received p50 / p99 / max (ms)`, `${spread(c.claimLate)}, ${spread(c.sendLate)}`, '—', '');
   row(`${label}: batches; windows per batch p50 / p99 / max`, `${c.batchSizes.length}; ${spread(c.batchSizes)}`, '—', '');
   row(`${label}: evaluation jobs run; deadline → job started / job's run p50 / p99 / max (ms)`, `${c.jobRun.length}; ${spread(c.jobStartLate)}, ${spread(c.jobRun)}`, '—', '');
-  const critical = c.cpuPerWindow.find(([k]) => k.endsWith('(time-critical)'))?.[1] ?? NaN;
+  const critical = c.cpuPerWindow.find(([k]) => /time-critical\)?$/.test(k))?.[1] ?? NaN;
   const all = c.cpuPerWindow.reduce((n, [, ms]) => n + ms, 0);
   row(`${label}: CPU per window closed, time-critical worker / whole service (ms)`, `${f2(critical)} / ${f2(all)}`, '—', '');
   row(`${label}: outcomes`, JSON.stringify(c.outcomes), '—', '');
@@ -212,6 +216,8 @@ interface Receiver {
   /** offer uuid → when its acceptance notification (6.1) request arrived (epoch ms) */
   acceptances: Map<string, number>;
   pushes: number;
+  /** while true, the pipeline floors' pushes (to /pipeline-floor/ofertas) count for `pushed` too (the contract floor's closing step) */
+  floorPushes: boolean;
   /** resolves true once the central has received the offer's push (as a real central answers what reached it, D20), false after `ms` */
   pushed(uuid: string, ms: number): Promise<boolean>;
   close(): Promise<void>;
@@ -219,7 +225,7 @@ interface Receiver {
 
 async function startReceiver(): Promise<Receiver> {
   const acceptances = new Map<string, number>();
-  const state = { pushes: 0 };
+  const state = { pushes: 0, floorPushes: false };
   const pushedUuids = new Set<string>();
   const waiting = new Map<string, () => void>();
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -234,10 +240,11 @@ async function startReceiver(): Promise<Receiver> {
         } catch {
           // not JSON: not ours to judge here
         }
-      } else if (req.url === '/ofertas') {
-        state.pushes++;
+      } else if (req.url === '/ofertas' || (state.floorPushes && req.url === '/pipeline-floor/ofertas')) {
+        if (req.url === '/ofertas') state.pushes++;
         try {
-          const uuid = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { uuid?: string }).uuid;
+          const sent = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { uuid?: string; offer?: { uuid?: string } };
+          const uuid = sent.uuid ?? sent.offer?.uuid;
           if (uuid) {
             pushedUuids.add(uuid);
             waiting.get(uuid)?.();
@@ -257,6 +264,12 @@ async function startReceiver(): Promise<Receiver> {
     acceptances,
     get pushes() {
       return state.pushes;
+    },
+    get floorPushes() {
+      return state.floorPushes;
+    },
+    set floorPushes(on: boolean) {
+      state.floorPushes = on;
     },
     pushed(uuid: string, ms: number) {
       if (pushedUuids.has(uuid)) return Promise.resolve(true);
@@ -406,6 +419,8 @@ async function main(): Promise<void> {
     let against: { load: Awaited<ReturnType<typeof offerLoad>>; sustained: Sustained } | undefined;
     /** the contract floor's burst (its sustained rate is not a bound: its closing, one plain job per window, keeps it below the service's; docs/decisions.md ISS32-10) */
     let contractLoad: Awaited<ReturnType<typeof offerLoad>> | undefined;
+    /** ISS32-16: the contract floor's closing, quiet (its burst drained), target 1's bound */
+    let contractClosing: Closing | undefined;
     /** where each burst's CPU went, by part (ms), and its requests answered */
     const burstCpu: Array<{ title: string; parts: Array<[string, number]>; seconds: number; requests: number }> = [];
     const burstOf = async (title: string, p: Pick<Pipeline, 'processCpu'>, load: () => ReturnType<typeof offerLoad>) => {
@@ -437,12 +452,47 @@ async function main(): Promise<void> {
         maxOpenMs: MAX_OPEN_MS,
         centralUrl: `${receiverUrl}/pipeline-floor/ofertas`,
         duties: true,
+        generatorUrl: `${receiverUrl}/respuesta`,
       });
       try {
         contractLoad = await burstOf('the contract floor', contractFloor, () =>
           offerLoad({ port: contractFloor.port, path: '/', headers: contractFloor.headers, body: offerTemplate(), seconds: SECONDS, connections: CONNECTIONS }),
         );
         await contractFloor.settled(DRAIN_MAX_S * 1000);
+        if (!BURST_ONLY) {
+          // ISS32-16: target 1's step, the same offers answered the same way, on the contract floor once its burst has
+          // drained (under its burst's backlog its closing, a job per window, was seconds late: no bound)
+          receiver.floorPushes = true;
+          try {
+            contractClosing = await closingStep(
+              {
+                port: contractFloor.port,
+                basic: contractFloor.headers.authorization,
+                centralKey: CONTRACT_CENTRAL.apiKey,
+                centralNit: CONTRACT_CENTRAL.nit,
+                dnis: contractFloor.dnis,
+                offer: contractFloor.offer,
+                pushed: (uuid, ms) => receiver.pushed(uuid, ms),
+                acceptances: receiver.acceptances,
+                sql: (q, params) => contractFloor.sql(q, params),
+                backlog: contractFloor.backlog,
+                evaluationJobs: (uuids) => contractFloor.evaluationJobs(uuids),
+                pid: process.pid,
+                processCpu: contractFloor.processCpu,
+                paths: { offer: '/', acceptance: '/aceptacion' },
+                tables: { offer: 'pf_offer', transition: 'pf_transition', delivery: 'pf_delivery', claimedAt: 'created_at' },
+                timeCriticalApp: 'pf time-critical',
+                windowMs: WINDOW_MS,
+                boundMs: DRAIN_MAX_S * 1000,
+              },
+              PIPELINE_OFFERS,
+              PIPELINE_SPREAD_MS,
+            );
+          } finally {
+            receiver.floorPushes = false;
+          }
+          await contractFloor.settled(DRAIN_MAX_S * 1000);
+        }
       } finally {
         await contractFloor.close();
       }
@@ -638,6 +688,7 @@ async function main(): Promise<void> {
     row(`service CPU after everything drained (cores, ${f0(idleS)} s)`, f2(cpuIdle / idleS), '—', '');
     closingRows(row, 'under backlog', underBacklog);
     closingRows(row, 'pipeline', quiet);
+    if (contractClosing) closingRows(row, 'the contract floor, quiet', contractClosing);
     // the same figures against the pipeline floor, and the pipeline floor against the offer floor
     if (against) {
       const { load, sustained: pf } = against;
@@ -671,6 +722,15 @@ async function main(): Promise<void> {
       const b = underBacklog;
       console.log('\nissue 32, this run:');
       console.log(`  1. punctual under backlog (p99 ≤ 50 ms, max ≤ 100 ms): selection ${f0(p99(b.selectionLate))} / ${f0(max(b.selectionLate))} ms, 6.1 ${f0(p99(b.notifyLate))} / ${f0(max(b.notifyLate))} ms: ${ok(p99(b.selectionLate) <= 50 && max(b.selectionLate) <= 100 && p99(b.notifyLate) <= 50 && max(b.notifyLate) <= 100 && b.notifyLate.length > 0)}`);
+      if (contractClosing) {
+        // ISS32-16: each figure's bound is the target, or the contract floor's own figure in the same step, quiet, when later
+        const cf = contractClosing;
+        const bound = (xs: number[], target: number, of: (ys: number[]) => number) => Math.max(target, of(xs));
+        const limits = [bound(cf.selectionLate, 50, p99), bound(cf.selectionLate, 100, max), bound(cf.notifyLate, 50, p99), bound(cf.notifyLate, 100, max)];
+        const figures = [p99(b.selectionLate), max(b.selectionLate), p99(b.notifyLate), max(b.notifyLate)];
+        const measured = cf.settled && cf.notifyLate.length > 0 && b.notifyLate.length > 0;
+        console.log(`     its bound, the contract floor's closing of the same step, quiet: selection ${f0(p99(cf.selectionLate))} / ${f0(max(cf.selectionLate))} ms, 6.1 ${f0(p99(cf.notifyLate))} / ${f0(max(cf.notifyLate))} ms; the service within the target or that, figure by figure (${limits.map(f0).join(', ')} ms): ${measured ? ok(figures.every((x, i) => x <= limits[i])) : 'not measured'}`);
+      }
       if (against) {
         const pfRps = against.load.latencies.length / against.load.seconds;
         console.log(`  2. within 0.8× of the pipeline floor: burst ${f2(rps / pfRps)}×, sustained ${f2(sustained.rate / Math.max(1, against.sustained.rate))}× (its windows p99 ${f0(pct(sustained.late, 99))} ms): ${ok(rps / pfRps >= 0.8 && sustained.rate / Math.max(1, against.sustained.rate) >= 0.8 && pct(sustained.late, 99) <= 50)}`);
@@ -702,7 +762,9 @@ async function main(): Promise<void> {
       console.log('\nstatements while the pipeline closed, per window: calls / ms of PostgreSQL time (waits for locks included), query');
       printStatements(pgStats, PIPELINE_OFFERS);
     }
-    for (const [label, c] of [['under backlog', underBacklog], ['pipeline', quiet]] as const) {
+    const closings: Array<[string, Closing]> = [['under backlog', underBacklog], ['pipeline', quiet]];
+    if (contractClosing) closings.push(['the contract floor, quiet', contractClosing]);
+    for (const [label, c] of closings) {
       console.log(`\n${label}: the time-critical worker's PostgreSQL backends while its windows closed (${c.samples} samples every ${SAMPLE_MS} ms): ${c.backends.map(([k, n]) => `${k} ${f0((100 * n) / c.samples)} %`).join(', ')}`);
       console.log(`${label}: the other PostgreSQL backends at work in those samples: ${c.otherBackends.map(([k, n]) => `${k} ${f0((100 * n) / c.samples)} %`).join(', ') || 'none'}`);
       console.log(`${label}: the latest selection in each half-second of deadlines (ms): ${c.worstByHalfSecond.map((ms) => f0(ms)).join(' ')}`);

@@ -10,6 +10,8 @@
  * pg_stat_activity (its connections carry `application_name` "broker worker offer-evaluation,…"): what its
  * statements were doing (on the CPU, waiting for a lock, waiting for the worker's next command, idle), the closing
  * path's profile as PostgreSQL sees it; and the CPU each process of the service spent meanwhile.
+ *
+ * The same step runs against the contract floor (ISS32-16), whose paths, tables and processes the world names.
  */
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
@@ -26,6 +28,16 @@ import { pct, sleep, until } from './sustained.js';
 export const SAMPLE_MS = Number(process.env.BENCH_SAMPLE_MS ?? 100);
 const TIME_CRITICAL_APP = 'broker worker offer-evaluation%';
 
+/** Where a pipeline keeps what the step reads: the service's tables by default. */
+export interface ClosingTables {
+  offer: string;
+  transition: string;
+  delivery: string;
+  /** the delivery's column that tells when its 6.1 was claimed for sending */
+  claimedAt: string;
+}
+const SERVICE_TABLES: ClosingTables = { offer: 'offer', transition: 'offer_transition', delivery: 'webhook_delivery', claimedAt: 'sent_at' };
+
 export interface ClosingWorld {
   port: number;
   basic: string;
@@ -40,8 +52,15 @@ export interface ClosingWorld {
   sql<R extends object>(q: string, params?: unknown[]): Promise<R[]>;
   /** distribution jobs not done */
   backlog(): Promise<number>;
-  /** the service's root process */
+  /** the service's root process (its processes' CPU, unless `processCpu` says) */
   pid: number;
+  /** CPU ms so far of each process of the pipeline, by name */
+  processCpu?(): Map<string, number>;
+  /** POST /oferta's and PUT /aceptacion's paths (the service's by default) */
+  paths?: { offer: string; acceptance: string };
+  tables?: ClosingTables;
+  /** the `application_name` (a LIKE pattern) of the closing's PostgreSQL connections */
+  timeCriticalApp?: string;
   windowMs: number;
   /** how long the waits may last */
   boundMs: number;
@@ -91,6 +110,10 @@ export interface Closing {
 const sortNum = (xs: number[]) => [...xs].sort((a, b) => a - b);
 
 export async function closingStep(w: ClosingWorld, offers: number, spreadMs: number): Promise<Closing> {
+  const t = w.tables ?? SERVICE_TABLES;
+  const paths = w.paths ?? { offer: '/api/v3/oferta', acceptance: '/api/v3/aceptacion' };
+  const app = w.timeCriticalApp ?? TIME_CRITICAL_APP;
+  const cpuNow = () => w.processCpu?.() ?? cpuByName(w.pid);
   const uuids: string[] = [];
   let refused = 0;
   let pushedLate = 0;
@@ -118,7 +141,7 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
     const postedAt = performance.now();
     posts.push(
       (async () => {
-        const created = await call('POST', '/api/v3/oferta', { authorization: w.basic }, w.offer(uuid));
+        const created = await call('POST', paths.offer, { authorization: w.basic }, w.offer(uuid));
         if (created !== 200) {
           refused++;
           return;
@@ -130,7 +153,7 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
           pushedLate++;
           return;
         }
-        const answered = await call('PUT', '/api/v3/aceptacion', { 'x-apikey': w.centralKey }, { id: uuid, dniPrestador: w.centralNit, dniTecnico: w.dnis[i % w.dnis.length], tiempoLlegadaSitio: 10 });
+        const answered = await call('PUT', paths.acceptance, { 'x-apikey': w.centralKey }, { id: uuid, dniPrestador: w.centralNit, dniTecnico: w.dnis[i % w.dnis.length], tiempoLlegadaSitio: 10 });
         if (answered !== 200) refused++;
       })(),
     );
@@ -138,7 +161,7 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
   // the offers are posted; their answers may still wait for the pushes
   const postedInS = (performance.now() - start) / 1000;
   const list = `{${uuids.join(',')}}`;
-  const firstDeadline = (await w.sql<{ d: Date }>(`select min(deadline_at) as d from offer where uuid = any(?::uuid[])`, [list]))[0].d;
+  const firstDeadline = (await w.sql<{ d: Date }>(`select min(deadline_at) as d from ${t.offer} where uuid = any(?::uuid[])`, [list]))[0].d;
   await sleep(Math.max(0, new Date(firstDeadline).getTime() - Date.now() - 200));
   // sampling starts a little before the first deadline, so that a closing already late is seen whole
   const samples: Record<string, number> = {};
@@ -149,12 +172,12 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
   const sampler = (async () => {
     while (sampling) {
       const rows = await w.sql<{ s: string; mine: boolean }>(
-        `select application_name like '${TIME_CRITICAL_APP}' as mine,
-                case when application_name like '${TIME_CRITICAL_APP}'
+        `select application_name like '${app}' as mine,
+                case when application_name like '${app}'
                      then case when state = 'active' then coalesce(wait_event_type || ':' || wait_event, 'running (CPU)') else state || coalesce(' (' || wait_event || ')', '') end
                      else coalesce(nullif(application_name, ''), backend_type) end as s
            from pg_stat_activity
-          where pid <> pg_backend_pid() and (application_name like '${TIME_CRITICAL_APP}' and datname = current_database() or state = 'active' or backend_type like 'autovacuum%')`,
+          where pid <> pg_backend_pid() and (application_name like '${app}' and datname = current_database() or state = 'active' or backend_type like 'autovacuum%')`,
       );
       sampled++;
       for (const r of rows) (r.mine ? samples : others)[r.s] = ((r.mine ? samples : others)[r.s] ?? 0) + 1;
@@ -166,14 +189,14 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
   loopDelay.enable();
   const backlogAtFirstDeadline = await w.backlog();
   await w.closingStarted?.();
-  const cpu0 = cpuByName(w.pid);
-  const open = async () => Number((await w.sql<{ n: string }>(`select count(*) as n from offer where state = 'ABIERTA' and uuid = any(?::uuid[])`, [list]))[0].n);
+  const cpu0 = cpuNow();
+  const open = async () => Number((await w.sql<{ n: string }>(`select count(*) as n from ${t.offer} where state = 'ABIERTA' and uuid = any(?::uuid[])`, [list]))[0].n);
   await Promise.all(posts);
   const settled = await until(async () => (await open()) === 0 && uuids.filter((u) => w.acceptances.has(u)).length >= answeredCount(), w.windowMs + w.boundMs);
   loopDelay.disable();
   sampling = false;
   await sampler;
-  const cpu1 = cpuByName(w.pid);
+  const cpu1 = cpuNow();
   await w.closingEnded?.();
   agent.destroy();
 
@@ -183,9 +206,9 @@ export async function closingStep(w: ClosingWorld, offers: number, spreadMs: num
 
   const rows = await w.sql<{ uuid: string; deadline: Date; selected: Date | null; to_state: string | null; claimed: Date | null }>(
     `select o.uuid, o.deadline_at as deadline, t.at as selected, t.to_state,
-            (select d.sent_at from webhook_delivery d where d.offer_uuid = o.uuid and d.kind = 'acceptance' limit 1) as claimed
-       from offer o
-       left join lateral (select at, to_state from offer_transition t where t.offer_uuid = o.uuid and t.from_state = 'ABIERTA' order by id limit 1) t on true
+            (select d.${t.claimedAt} from ${t.delivery} d where d.offer_uuid = o.uuid and d.kind = 'acceptance' limit 1) as claimed
+       from ${t.offer} o
+       left join lateral (select at, to_state from ${t.transition} t where t.offer_uuid = o.uuid and t.from_state = 'ABIERTA' order by id limit 1) t on true
       where o.uuid = any(?::uuid[])`,
     [list],
   );

@@ -30,7 +30,10 @@
  * 32's ISS32-10): its API first does what the contract asks of every
  * POST /oferta and inserts a uuid once (D3) with its audit row; each push is
  * a delivery with its attempt recorded (D18); each move has its audit row,
- * and an unanswered offer gets its expiry job (D1). The rest is the same.
+ * and an unanswered offer gets its expiry job (D1); its API also takes the
+ * centrals' answers (PUT /aceptacion, D20), and an answered offer's closing
+ * writes its 6.1, which a webhook-dispatch job in the closing's process signs,
+ * sends and records (spec 6.1, D5, D18; issue 32's ISS32-16). The rest is the same.
  */
 import { Queue, Worker } from 'bullmq';
 import got from 'got';
@@ -45,7 +48,20 @@ import pg from 'pg';
 import { cpuMs } from './cpu.js';
 import { BOGOTA, offerTemplate } from './floor.js';
 import { until, type Pipeline } from './sustained.js';
-import { CF_CLOSE_OFFER, CF_EXPIRE_OFFER, CF_INSERT_OFFER, CF_RECORD_ATTEMPT, cfRecordRecipients, contractDuties, contractHeaders, provisionContract } from './contract-duties.js';
+import {
+  CF_CLOSE_OFFER,
+  CF_EXPIRE_OFFER,
+  CF_INSERT_OFFER,
+  CONTRACT_CENTRAL,
+  cfAttempt,
+  cfRecordRecipients,
+  cfSendAcceptance,
+  contractAcceptance,
+  contractDuties,
+  contractHeaders,
+  provisionContract,
+  type CfAcceptance,
+} from './contract-duties.js';
 
 const TECHNICIANS = 50;
 const COVERAGE_M = 40_000;
@@ -96,7 +112,8 @@ async function runRole(role: Role): Promise<void> {
   const maxOpenMs = Number(process.env.MAX_OPEN_MS);
   const prefix = process.env.QUEUE_PREFIX!;
   const duties = process.env.PF_DUTIES === '1';
-  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
+  // named, so that the bench can tell its backends apart in pg_stat_activity (bench/closing.ts)
+  const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10, application_name: `pf ${role}` });
   const connection = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: null });
   const stops: Array<() => Promise<unknown>> = [];
   if (role === 'api') {
@@ -106,6 +123,7 @@ async function runRole(role: Role): Promise<void> {
     app.use(bodyParser());
     if (duties) {
       const runtime = new Redis(process.env.REDIS_URL!, { maxRetriesPerRequest: 1 });
+      app.use(contractAcceptance(pool));
       app.use(contractDuties(pool, runtime, prefix));
       stops.push(async () => runtime.disconnect());
     }
@@ -113,7 +131,7 @@ async function runRole(role: Role): Promise<void> {
       const body = ctx.request.body as { uuid: string; latitudOrigen: number; longitudOrigen: number };
       if (!duties) await pool.query({ name: 'insert-offer', text: INSERT_OFFER, values: [body.uuid, body, body.longitudOrigen, body.latitudOrigen, windowMs] });
       else {
-        const values = [body.uuid, body, body.longitudOrigen, body.latitudOrigen, windowMs, maxOpenMs, `generator:${ctx.state.user.id}`];
+        const values = [body.uuid, body, body.longitudOrigen, body.latitudOrigen, windowMs, maxOpenMs, `generator:${ctx.state.user.id}`, ctx.state.user.id];
         const { rowCount } = await pool.query({ name: 'insert-offer', text: CF_INSERT_OFFER, values });
         if (rowCount === 0) return void (ctx.body = { status: true, msg: 'LA OFERTA YA ESTÁ SIENDO PROCESADA' }); // D3 (its responses left out)
       }
@@ -147,17 +165,7 @@ async function runRole(role: Role): Promise<void> {
       if (!rows.length) return;
       await publisher.publish(`${prefix}:technicians`, JSON.stringify({ offer: rows[0].body.offer, technicians: rows.flatMap((r) => r.technicians) }));
       await Promise.all(
-        rows.map(async (r) => {
-          const headers = { 'content-type': 'application/json', 'x-event-id': r.id };
-          const started = performance.now();
-          const attempt = await http.post(r.url, { json: r.body, headers, throwHttpErrors: false }).then(
-            (res) => ({ status: res.statusCode, reply: res.body.slice(0, 4096), error: null }),
-            (err: Error) => ({ status: null, reply: null, error: err.message }),
-          );
-          const ok = attempt.status !== null && attempt.status < 300;
-          const values = [r.id, headers, attempt.status, Math.round(performance.now() - started), attempt.reply, attempt.error, ok ? 'sent' : 'failed'];
-          await pool.query({ name: 'record-attempt', text: CF_RECORD_ATTEMPT, values });
-        }),
+        rows.map((r) => cfAttempt(pool, http, { id: r.id, method: 'POST', url: r.url, raw: JSON.stringify(r.body), headers: { 'content-type': 'application/json', 'x-event-id': r.id } })),
       );
     };
     // the contract floor's: SIN_RESPUESTA → EXPIRADA (D1), one job per unanswered offer
@@ -167,14 +175,22 @@ async function runRole(role: Role): Promise<void> {
     stops.push(() => worker.close(), async () => expiry?.close(), async () => publisher.disconnect());
   } else {
     const expiry = duties ? new Queue('pf-expiry', { connection, prefix }) : undefined;
+    const webhooks = duties ? new Queue('pf-webhook', { connection, prefix }) : undefined;
     const close = async (offerUuid: string) => {
-      if (!expiry) return void (await pool.query({ name: 'close-offer', text: CLOSE_OFFER, values: [offerUuid] }));
-      // the contract floor's: with its audit row, and the expiry of an unanswered offer
-      const { rows } = await pool.query<{ state: string; expiresAt: Date }>({ name: 'close-offer', text: CF_CLOSE_OFFER, values: [offerUuid] });
-      if (rows[0]?.state === 'SIN_RESPUESTA') await expiry.add('expire', { offerUuid }, { jobId: offerUuid, delay: Math.max(0, rows[0].expiresAt.getTime() - Date.now()), ...KEPT });
+      if (!expiry || !webhooks) return void (await pool.query({ name: 'close-offer', text: CLOSE_OFFER, values: [offerUuid] }));
+      // the contract floor's: with its audit row, the expiry of an unanswered offer and the 6.1 of an answered one
+      const { rows } = await pool.query<{ state: string; expiresAt: Date } & Partial<CfAcceptance>>({ name: 'close-offer', text: CF_CLOSE_OFFER, values: [offerUuid] });
+      const r = rows[0];
+      if (r?.state === 'SIN_RESPUESTA') await expiry.add('expire', { offerUuid }, { jobId: offerUuid, delay: Math.max(0, r.expiresAt.getTime() - Date.now()), ...KEPT });
+      else if (r?.deliveryId) {
+        const a: CfAcceptance = { deliveryId: String(r.deliveryId), url: r.url!, body: r.body, apiKey: r.apiKey!, secret: r.secret! };
+        await webhooks.add('send', a, { jobId: `acceptance-${a.deliveryId}`, ...KEPT });
+      }
     };
     const worker = new Worker('pf-evaluation', async (job) => close(job.data.offerUuid), { connection, prefix, concurrency: 1 });
-    stops.push(() => worker.close(), async () => expiry?.close());
+    // the contract floor's 6.1 sends, in the closing's process with the service's concurrency (workers/index.ts)
+    const sender = duties ? acceptanceSender(pool, connection, prefix) : undefined;
+    stops.push(() => worker.close(), async () => sender?.close(), async () => expiry?.close(), async () => webhooks?.close());
   }
   process.send?.('ready'); // its parent, when started by startPipelineFloor
   process.once('SIGTERM', async () => {
@@ -185,11 +201,23 @@ async function runRole(role: Role): Promise<void> {
   });
 }
 
+/** The contract floor's webhook-dispatch worker: each job one 6.1, sent and recorded (cfSendAcceptance), 50 at once. */
+function acceptanceSender(pool: pg.Pool, connection: Redis, prefix: string): Worker {
+  const http = got.extend({ retry: { limit: 0 }, timeout: { request: 5000 }, followRedirect: false, agent: { http: new Agent({ keepAlive: true, maxSockets: 50 }) } });
+  return new Worker('pf-webhook', async (job) => void (await cfSendAcceptance(pool, http, job.data as CfAcceptance)), { connection, prefix, concurrency: 50 });
+}
+
 // ---------------------------------------------------------------- started by the bench
 
 export interface PipelineFloor extends Pipeline {
-  /** waits (up to maxMs) until no distribution (nor, in the contract floor, expiry) is left and no window is open */
+  /** waits (up to maxMs) until no distribution (nor, in the contract floor, expiry or 6.1) is left and no window is open */
   settled(maxMs: number): Promise<boolean>;
+  /** a statement on its database (`?` placeholders, as the bench's own `sql`) */
+  sql<R extends object>(q: string, params?: unknown[]): Promise<R[]>;
+  /** the evaluation jobs of these offers still kept, by offer uuid */
+  evaluationJobs(uuids: readonly string[]): Promise<Map<string, { processedOn?: number; finishedOn?: number }>>;
+  /** its technicians' dni */
+  dnis: readonly string[];
   /** stops its processes (each finishes what it runs) */
   close(): Promise<void>;
 }
@@ -205,12 +233,14 @@ interface FloorOptions {
   centralUrl: string;
   /** the contract floor: its API also does the contract's duties of a POST /oferta (bench/contract-duties.ts) */
   duties?: boolean;
+  /** the contract floor: where its generator's 6.1 goes */
+  generatorUrl?: string;
 }
 
 /** (Re)creates the pipeline floor's tables (`pf_`) in the pool's database, its central and technicians, and with `duties` the contract's generator. */
-export async function createPipelineFloorTables(pool: pg.Pool, opts: Pick<FloorOptions, 'centralUrl' | 'duties'>): Promise<void> {
+export async function createPipelineFloorTables(pool: pg.Pool, opts: Pick<FloorOptions, 'centralUrl' | 'duties' | 'generatorUrl'>): Promise<void> {
   await pool.query(SCHEMA);
-  if (opts.duties) await provisionContract(pool);
+  if (opts.duties) await provisionContract(pool, opts.generatorUrl);
   const central = (
     await pool.query<{ id: number }>(
       `insert into pf_central (name, url, center, radius_m) values ('Grúas del Norte', $1, st_setsrid(st_makepoint($2, $3), 4326)::geography, $4) returning id`,
@@ -222,6 +252,7 @@ export async function createPipelineFloorTables(pool: pg.Pool, opts: Pick<FloorO
      select $1, 'BENCH-T' || i, st_setsrid(st_makepoint($2, $3 + 0.001 * i), 4326)::geography from generate_series(1, $4) i`,
     [central, BOGOTA.lng, BOGOTA.lat, TECHNICIANS],
   );
+  if (opts.duties) await pool.query('update pf_central set nit = $2, api_key = $3 where id = $1', [central, CONTRACT_CENTRAL.nit, CONTRACT_CENTRAL.apiKey]);
 }
 
 /** The environment of a process of the pipeline floor (this module run with `BENCH_PIPELINE_FLOOR_ROLE` set to its role). */
@@ -253,22 +284,27 @@ export async function startPipelineFloor(opts: FloorOptions): Promise<PipelineFl
     await Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : undefined)));
     await distribution.close();
     await expiry.close();
+    await webhooks.close();
+    await evaluation.close();
     connection.disconnect(); // a connection given to BullMQ is the giver's to close
     await pool.end();
   };
   const connection = new Redis(opts.redisUrl, { maxRetriesPerRequest: null });
   const distribution = new Queue('pf-distribution', { connection, prefix: opts.prefix });
   const expiry = new Queue('pf-expiry', { connection, prefix: opts.prefix });
+  const webhooks = new Queue('pf-webhook', { connection, prefix: opts.prefix });
+  const evaluation = new Queue('pf-evaluation', { connection, prefix: opts.prefix });
   try {
     for (const role of ROLES) children.push(await startRole(pipelineFloorEnv(opts, role)));
   } catch (err) {
     await close();
     throw err;
   }
-  const backlog = async () => {
-    const c = await distribution.getJobCounts('waiting', 'active', 'delayed');
+  const pending = async (q: Queue) => {
+    const c = await q.getJobCounts('waiting', 'active', 'delayed');
     return (c.waiting ?? 0) + (c.active ?? 0) + (c.delayed ?? 0);
   };
+  const backlog = () => pending(distribution);
   return {
     port: opts.port,
     path: '/',
@@ -284,10 +320,18 @@ export async function startPipelineFloor(opts: FloorOptions): Promise<PipelineFl
     backlog,
     settled: (maxMs) =>
       until(async () => {
-        const expiries = await expiry.getJobCounts('waiting', 'active', 'delayed');
-        const pending = (await backlog()) + (expiries.waiting ?? 0) + (expiries.active ?? 0) + (expiries.delayed ?? 0);
-        return pending === 0 && (await pool.query(`select 1 from pf_offer where state = 'ABIERTA' limit 1`)).rowCount === 0;
+        const left = (await backlog()) + (await pending(expiry)) + (await pending(webhooks));
+        return left === 0 && (await pool.query(`select 1 from pf_offer where state = 'ABIERTA' limit 1`)).rowCount === 0;
       }, maxMs),
+    async sql<R extends object>(q: string, params: unknown[] = []) {
+      let n = 0;
+      return (await pool.query(q.replace(/\?/g, () => `$${++n}`), params)).rows as R[];
+    },
+    async evaluationJobs(uuids) {
+      const jobs = await Promise.all(uuids.map((u) => evaluation.getJob(u)));
+      return new Map(jobs.flatMap((j, i) => (j ? [[uuids[i], { processedOn: j.processedOn, finishedOn: j.finishedOn }] as const] : [])));
+    },
+    dnis: Array.from({ length: TECHNICIANS }, (_, i) => `BENCH-T${i + 1}`),
     async closedLate(uuids) {
       const list = `{${uuids.join(',')}}`;
       await until(async () => (await pool.query(`select 1 from pf_offer where state = 'ABIERTA' and uuid = any($1::uuid[]) limit 1`, [list])).rowCount === 0, opts.windowMs + 60_000);

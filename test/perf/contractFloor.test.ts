@@ -3,16 +3,34 @@
  * measured against, so it must really do the contract's duties, or the bound would be too low. Its POST /oferta
  * middleware refuses what the service refuses (credentials, the failed-authentication limit read before the
  * password, the quota, the schema, unstorable text, an unknown type), and its statements write each move's audit row,
- * insert an offer once and expire only an unanswered offer whose time is up. Against the real PostgreSQL and Redis.
+ * insert an offer once and expire only an unanswered offer whose time is up. Since ISS32-16 it is also target 1's
+ * bound, so its closing must do the contract's part too: a central's answer taken only by its key, while the offer is
+ * open and was sent to it, once; the best answer's 6.1 delivery written with the closing; the 6.1 signed and its
+ * attempt recorded. Against the real PostgreSQL and Redis, and a real receiver for the 6.1.
  */
 import { expect } from 'chai';
+import got from 'got';
 import { Redis } from 'ioredis';
+import { createHmac } from 'node:crypto';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { CF_CLOSE_OFFER, CF_EXPIRE_OFFER, CF_INSERT_OFFER, CONTRACT_USER, FAIL_LIMIT, contractDuties, contractHeaders } from '../../bench/contract-duties.js';
+import {
+  CF_ACCEPT,
+  CF_CLOSE_OFFER,
+  CF_EXPIRE_OFFER,
+  CF_INSERT_OFFER,
+  CONTRACT_CENTRAL,
+  CONTRACT_GENERATOR,
+  CONTRACT_USER,
+  FAIL_LIMIT,
+  cfSendAcceptance,
+  contractDuties,
+  contractHeaders,
+  type CfAcceptance,
+} from '../../bench/contract-duties.js';
 import { offerTemplate } from '../../bench/floor.js';
 import { createPipelineFloorTables } from '../../bench/pipeline-floor.js';
 import { deleteKeys } from '../../bench/cleanup.js';
@@ -50,7 +68,7 @@ describe('the contract floor (ISS32-10): the contract’s duties, each the plain
 
   before(async () => {
     pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 4 });
-    await createPipelineFloorTables(pool, { centralUrl: 'http://127.0.0.1:9/', duties: true });
+    await createPipelineFloorTables(pool, { centralUrl: 'http://127.0.0.1:9/', duties: true, generatorUrl: 'http://127.0.0.1:9/respuesta' });
     redis = new Redis(process.env.REDIS_URL!);
   });
   beforeEach(() => {
@@ -105,7 +123,7 @@ describe('the contract floor (ISS32-10): the contract’s duties, each the plain
 
   it('inserts an offer once with its audit row, closes it unanswered with another and expires it only when its time is up', async () => {
     const uuid = '0b8f6f7e-3c1a-4d2b-9e5f-1a2b3c4d5e6f';
-    const insert = (maxOpenMs: number) => pool.query(CF_INSERT_OFFER, [uuid, offerTemplate(), -74.08, 4.65, 0, maxOpenMs, 'generator:1']);
+    const insert = (maxOpenMs: number) => pool.query(CF_INSERT_OFFER, [uuid, offerTemplate(), -74.08, 4.65, 0, maxOpenMs, 'generator:1', 1]);
     expect((await insert(60_000)).rowCount).to.equal(1);
     expect((await insert(60_000)).rowCount).to.equal(0); // D3
     const closed = await pool.query<{ state: string }>(CF_CLOSE_OFFER, [uuid]);
@@ -119,5 +137,73 @@ describe('the contract floor (ISS32-10): the contract’s duties, each the plain
       { from_state: 'ABIERTA', to_state: 'SIN_RESPUESTA' },
       { from_state: 'SIN_RESPUESTA', to_state: 'EXPIRADA' },
     ]);
+  });
+
+  it('takes a central’s answer by its key, only while the offer is open and was sent to it, once, and closes it ACEPTADA with that answer’s 6.1', async () => {
+    const uuid = '5c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
+    const generator = (await pool.query<{ id: number }>('select id from pf_api_user where username = $1', [CONTRACT_USER.username])).rows[0].id;
+    await pool.query(CF_INSERT_OFFER, [uuid, offerTemplate(), -74.08, 4.65, 60_000, 120_000, `generator:${generator}`, generator]);
+    const accept = async (key: string, dni: string, minutes: number) => (await pool.query<{ known: boolean; taken: boolean }>(CF_ACCEPT, [key, uuid, dni, minutes])).rows[0];
+
+    expect(await accept('not-a-key', 'BENCH-T1', 10)).to.deep.equal({ known: false, taken: false });
+    expect(await accept(CONTRACT_CENTRAL.apiKey, 'BENCH-T1', 10)).to.deep.equal({ known: true, taken: false }); // D20: never sent to it
+    const central = (await pool.query<{ id: number }>('select id from pf_central where api_key = $1', [CONTRACT_CENTRAL.apiKey])).rows[0].id;
+    await pool.query(`insert into pf_recipient (offer_uuid, central_id, technician_ids) values ($1, $2, '{}')`, [uuid, central]);
+    expect(await accept(CONTRACT_CENTRAL.apiKey, 'BENCH-T2', 12)).to.deep.equal({ known: true, taken: true });
+    expect(await accept(CONTRACT_CENTRAL.apiKey, 'BENCH-T3', 7)).to.deep.equal({ known: true, taken: false }); // one answer per central
+
+    const closed = (await pool.query(CF_CLOSE_OFFER, [uuid])).rows;
+    expect(closed).to.have.length(1);
+    const [row] = closed as Array<{ state: string; deliveryId: string; url: string; body: Record<string, unknown>; apiKey: string; secret: string }>;
+    expect(row).to.include({ state: 'ACEPTADA', url: 'http://127.0.0.1:9/respuesta', apiKey: CONTRACT_GENERATOR.apiKey, secret: CONTRACT_GENERATOR.secret });
+    expect(row.body).to.include({ id: uuid, dniPrestador: CONTRACT_CENTRAL.nit, dniTecnico: 'BENCH-T2', tiempoLlegadaSitio: 12 });
+    const delivery = await pool.query('select kind, state, offer_uuid from pf_delivery where id = $1', [row.deliveryId]);
+    expect(delivery.rows).to.deep.equal([{ kind: 'acceptance', state: 'sending', offer_uuid: uuid }]);
+    expect(await accept(CONTRACT_CENTRAL.apiKey, 'BENCH-T4', 5)).to.deep.equal({ known: true, taken: false }); // closed
+    expect((await pool.query(CF_CLOSE_OFFER, [uuid])).rows).to.deep.equal([]); // closed once
+    const trail = await pool.query<{ to_state: string }>('select to_state from pf_transition where offer_uuid = $1 order by id', [uuid]);
+    expect(trail.rows.map((r) => r.to_state)).to.deep.equal(['ABIERTA', 'ACEPTADA']);
+  });
+
+  it('sends the 6.1 with the generator’s key, signed (D5), and records its attempt with the key masked', async () => {
+    const received: Array<{ method?: string; headers: IncomingHttpHeaders; raw: string }> = [];
+    const receiver = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        received.push({ method: req.method, headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":true}');
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    servers.push(receiver);
+    const uuid = '6d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a';
+    await pool.query(CF_INSERT_OFFER, [uuid, offerTemplate(), -74.08, 4.65, 60_000, 120_000, 'generator:1', 1]);
+    const deliveryId = (
+      await pool.query<{ id: string }>(`insert into pf_delivery (offer_uuid, central_id, kind, url, body, state) values ($1, 1, 'acceptance', 'x', '{}', 'sending') returning id`, [uuid])
+    ).rows[0].id;
+    const a: CfAcceptance = {
+      deliveryId,
+      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/respuesta`,
+      body: { id: uuid, dniTecnico: 'BENCH-T2', tiempoLlegadaSitio: 12 },
+      apiKey: CONTRACT_GENERATOR.apiKey,
+      secret: CONTRACT_GENERATOR.secret,
+    };
+    expect(await cfSendAcceptance(pool, got.extend({ retry: { limit: 0 } }), a)).to.equal(true);
+
+    expect(received).to.have.length(1);
+    const [{ method, headers, raw }] = received;
+    expect(method).to.equal('PUT');
+    expect(JSON.parse(raw)).to.deep.equal(a.body);
+    expect(headers['x-apikey']).to.equal(CONTRACT_GENERATOR.apiKey);
+    const timestamp = String(headers['x-timestamp']);
+    expect(headers['x-signature']).to.equal(createHmac('sha256', CONTRACT_GENERATOR.secret).update(`${timestamp}.${raw}`).digest('hex'));
+    const attempts = await pool.query<{ status: number; request_headers: Record<string, string>; state: string }>(
+      'select a.status, a.request_headers, d.state from pf_attempt a join pf_delivery d on d.id = a.delivery_id where d.id = $1',
+      [deliveryId],
+    );
+    expect(attempts.rows).to.have.length(1);
+    expect(attempts.rows[0]).to.include({ status: 200, state: 'sent' });
+    expect(attempts.rows[0].request_headers['x-apikey']).to.equal('(redacted)');
   });
 });
