@@ -23,8 +23,8 @@
  * latency, the reply's first 4 KB); the closing with its audit row; an
  * unanswered offer's expiry (D1: SIN_RESPUESTA → EXPIRADA), one delayed job
  * per offer, with its audit row.
- * Its closing under backlog (issue 32's target 1, ISS32-16) also takes the
- * central's answers and sends the generator its 6.1: PUT /aceptacion (the
+ * For issue 32's target 1 (ISS32-16) it also takes the central's answers
+ * and sends the generator its 6.1: PUT /aceptacion (the
  * central's key, the offer still open and sent to that central, one answer
  * per central, D20), and a window closed with answers written ACEPTADA with
  * the best one's 6.1 delivery in the same statement; its job then enqueues

@@ -27,6 +27,7 @@ import {
   CONTRACT_USER,
   FAIL_LIMIT,
   cfSendAcceptance,
+  contractAcceptance,
   contractDuties,
   contractHeaders,
   type CfAcceptance,
@@ -163,6 +164,36 @@ describe('the contract floor (ISS32-10): the contract’s duties, each the plain
     expect((await pool.query(CF_CLOSE_OFFER, [uuid])).rows).to.deep.equal([]); // closed once
     const trail = await pool.query<{ to_state: string }>('select to_state from pf_transition where offer_uuid = $1 order by id', [uuid]);
     expect(trail.rows.map((r) => r.to_state)).to.deep.equal(['ABIERTA', 'ACEPTADA']);
+  });
+
+  it('answers a central’s PUT /aceptacion: 401 without or with an unknown key, 400 for a bad body, 409 for an offer it cannot answer, 200 once', async () => {
+    const uuid = '7e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b';
+    await pool.query(CF_INSERT_OFFER, [uuid, offerTemplate(), -74.08, 4.65, 60_000, 120_000, 'generator:1', 1]);
+    const app = new Koa();
+    app.use(bodyParser());
+    app.use(contractAcceptance(pool));
+    app.use((ctx) => {
+      passed++;
+      ctx.body = { status: true };
+    });
+    const server = createServer(app.callback());
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    servers.push(server);
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/aceptacion`;
+    const put = (body: unknown, key?: string) =>
+      fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json', ...(key ? { 'x-apikey': key } : {}) }, body: JSON.stringify(body) }).then((res) => res.status);
+    const answer = { id: uuid, dniPrestador: CONTRACT_CENTRAL.nit, dniTecnico: 'BENCH-T1', tiempoLlegadaSitio: 10 };
+
+    expect(await put(answer)).to.equal(401);
+    expect(await put(answer, 'not-a-key')).to.equal(401);
+    expect(await put({ ...answer, id: 'not-a-uuid' }, CONTRACT_CENTRAL.apiKey)).to.equal(400);
+    expect(await put({ ...answer, tiempoLlegadaSitio: 0 }, CONTRACT_CENTRAL.apiKey)).to.equal(400);
+    expect(await put(answer, CONTRACT_CENTRAL.apiKey)).to.equal(409); // never sent to it
+    await pool.query(`insert into pf_recipient (offer_uuid, central_id, technician_ids) select $1, id, '{}' from pf_central where api_key = $2`, [uuid, CONTRACT_CENTRAL.apiKey]);
+    expect(await put(answer, CONTRACT_CENTRAL.apiKey)).to.equal(200);
+    expect(await put(answer, CONTRACT_CENTRAL.apiKey)).to.equal(409); // once
+    expect(passed).to.equal(0); // none went on to the offers' handler
+    expect((await pool.query('select count(*)::int as n from pf_response where offer_uuid = $1', [uuid])).rows[0].n).to.equal(1);
   });
 
   it('sends the 6.1 with the generator’s key, signed (D5), and records its attempt with the key masked', async () => {
