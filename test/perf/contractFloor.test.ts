@@ -14,7 +14,7 @@ import { Redis } from 'ioredis';
 import { createHmac } from 'node:crypto';
 import Koa from 'koa';
 import bodyParser from 'koa-bodyparser';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import {
@@ -36,6 +36,7 @@ import { offerTemplate } from '../../bench/floor.js';
 import { createPipelineFloorTables } from '../../bench/pipeline-floor.js';
 import { deleteKeys } from '../../bench/cleanup.js';
 import { OFFER_MESSAGES } from '../../src/api/offers/createOffer.js';
+import { startReceiver } from '../helpers/receiver.js';
 
 const PREFIX = `test-cf-${process.pid}`;
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -46,20 +47,23 @@ describe('the contract floor (ISS32-10): the contract’s duties, each the plain
   const servers: Server[] = [];
   let passed = 0;
 
-  /** A server with the duties in front of a handler that counts what got through; its own Redis keys. */
-  async function start(keys: string): Promise<string> {
+  /** A server with `duty` in front of a handler that counts what got through. */
+  async function serve(duty: Koa.Middleware): Promise<string> {
     const app = new Koa();
     app.use(bodyParser());
-    app.use(contractDuties(pool, redis, `${PREFIX}-${keys}`));
+    app.use(duty);
     app.use((ctx) => {
       passed++;
-      ctx.body = { status: true, user: (ctx.state.user as { id: number }).id };
+      ctx.body = { status: true, user: (ctx.state.user as { id: number } | undefined)?.id };
     });
     const server = createServer(app.callback());
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     servers.push(server);
     return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   }
+
+  /** A server with the POST /oferta duties; its own Redis keys. */
+  const start = (keys: string) => serve(contractDuties(pool, redis, `${PREFIX}-${keys}`));
 
   const post = (url: string, body: unknown, headers: Record<string, string> = contractHeaders()) =>
     fetch(url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) }).then(async (res) => ({
@@ -169,17 +173,7 @@ describe('the contract floor (ISS32-10): the contract’s duties, each the plain
   it('answers a central’s PUT /aceptacion: 401 without or with an unknown key, 400 for a bad body, 409 for an offer it cannot answer, 200 once', async () => {
     const uuid = '7e3f4a5b-6c7d-4e8f-9a0b-1c2d3e4f5a6b';
     await pool.query(CF_INSERT_OFFER, [uuid, offerTemplate(), -74.08, 4.65, 60_000, 120_000, 'generator:1', 1]);
-    const app = new Koa();
-    app.use(bodyParser());
-    app.use(contractAcceptance(pool));
-    app.use((ctx) => {
-      passed++;
-      ctx.body = { status: true };
-    });
-    const server = createServer(app.callback());
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    servers.push(server);
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/aceptacion`;
+    const url = `${await serve(contractAcceptance(pool))}aceptacion`;
     const put = (body: unknown, key?: string) =>
       fetch(url, { method: 'PUT', headers: { 'content-type': 'application/json', ...(key ? { 'x-apikey': key } : {}) }, body: JSON.stringify(body) }).then((res) => res.status);
     const answer = { id: uuid, dniPrestador: CONTRACT_CENTRAL.nit, dniTecnico: 'BENCH-T1', tiempoLlegadaSitio: 10 };
@@ -197,44 +191,38 @@ describe('the contract floor (ISS32-10): the contract’s duties, each the plain
   });
 
   it('sends the 6.1 with the generator’s key, signed (D5), and records its attempt with the key masked', async () => {
-    const received: Array<{ method?: string; headers: IncomingHttpHeaders; raw: string }> = [];
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        received.push({ method: req.method, headers: req.headers, raw: Buffer.concat(chunks).toString('utf8') });
-        res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":true}');
-      });
-    });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
-    servers.push(receiver);
-    const uuid = '6d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a';
-    await pool.query(CF_INSERT_OFFER, [uuid, offerTemplate(), -74.08, 4.65, 60_000, 120_000, 'generator:1', 1]);
-    const deliveryId = (
-      await pool.query<{ id: string }>(`insert into pf_delivery (offer_uuid, central_id, kind, url, body, state) values ($1, 1, 'acceptance', 'x', '{}', 'sending') returning id`, [uuid])
-    ).rows[0].id;
-    const a: CfAcceptance = {
-      deliveryId,
-      url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/respuesta`,
-      body: { id: uuid, dniTecnico: 'BENCH-T2', tiempoLlegadaSitio: 12 },
-      apiKey: CONTRACT_GENERATOR.apiKey,
-      secret: CONTRACT_GENERATOR.secret,
-    };
-    expect(await cfSendAcceptance(pool, got.extend({ retry: { limit: 0 } }), a)).to.equal(true);
+    const receiver = await startReceiver();
+    try {
+      const uuid = '6d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a';
+      await pool.query(CF_INSERT_OFFER, [uuid, offerTemplate(), -74.08, 4.65, 60_000, 120_000, 'generator:1', 1]);
+      const deliveryId = (
+        await pool.query<{ id: string }>(`insert into pf_delivery (offer_uuid, central_id, kind, url, body, state) values ($1, 1, 'acceptance', 'x', '{}', 'sending') returning id`, [uuid])
+      ).rows[0].id;
+      const a: CfAcceptance = {
+        deliveryId,
+        url: `${receiver.url}/respuesta`,
+        body: { id: uuid, dniTecnico: 'BENCH-T2', tiempoLlegadaSitio: 12 },
+        apiKey: CONTRACT_GENERATOR.apiKey,
+        secret: CONTRACT_GENERATOR.secret,
+      };
+      expect(await cfSendAcceptance(pool, got.extend({ retry: { limit: 0 } }), a)).to.equal(true);
 
-    expect(received).to.have.length(1);
-    const [{ method, headers, raw }] = received;
-    expect(method).to.equal('PUT');
-    expect(JSON.parse(raw)).to.deep.equal(a.body);
-    expect(headers['x-apikey']).to.equal(CONTRACT_GENERATOR.apiKey);
-    const timestamp = String(headers['x-timestamp']);
-    expect(headers['x-signature']).to.equal(createHmac('sha256', CONTRACT_GENERATOR.secret).update(`${timestamp}.${raw}`).digest('hex'));
-    const attempts = await pool.query<{ status: number; request_headers: Record<string, string>; state: string }>(
-      'select a.status, a.request_headers, d.state from pf_attempt a join pf_delivery d on d.id = a.delivery_id where d.id = $1',
-      [deliveryId],
-    );
-    expect(attempts.rows).to.have.length(1);
-    expect(attempts.rows[0]).to.include({ status: 200, state: 'sent' });
-    expect(attempts.rows[0].request_headers['x-apikey']).to.equal('(redacted)');
+      expect(receiver.calls).to.have.length(1);
+      const [{ method, path, headers, raw }] = receiver.calls;
+      expect([method, path]).to.deep.equal(['PUT', '/respuesta']);
+      expect(JSON.parse(raw)).to.deep.equal(a.body);
+      expect(headers['x-apikey']).to.equal(CONTRACT_GENERATOR.apiKey);
+      const timestamp = String(headers['x-timestamp']);
+      expect(headers['x-signature']).to.equal(createHmac('sha256', CONTRACT_GENERATOR.secret).update(`${timestamp}.${raw}`).digest('hex'));
+      const attempts = await pool.query<{ status: number; request_headers: Record<string, string>; state: string }>(
+        'select a.status, a.request_headers, d.state from pf_attempt a join pf_delivery d on d.id = a.delivery_id where d.id = $1',
+        [deliveryId],
+      );
+      expect(attempts.rows).to.have.length(1);
+      expect(attempts.rows[0]).to.include({ status: 200, state: 'sent' });
+      expect(attempts.rows[0].request_headers['x-apikey']).to.equal('(redacted)');
+    } finally {
+      await receiver.close();
+    }
   });
 });
