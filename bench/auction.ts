@@ -480,6 +480,7 @@ async function main(): Promise<void> {
                 pid: process.pid,
                 processCpu: contractFloor.processCpu,
                 paths: { offer: '/', acceptance: '/aceptacion' },
+                // its 6.1 is written 'sending' by the closing's own statement, so "selection → claimed" reads 0 for it
                 tables: { offer: 'pf_offer', transition: 'pf_transition', delivery: 'pf_delivery', claimedAt: 'created_at' },
                 timeCriticalApp: 'pf time-critical',
                 windowMs: WINDOW_MS,
